@@ -1,0 +1,189 @@
+"""Merge assertions: compare what a subject made of a stream with what it should have."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+from langchain_core.messages import AIMessage
+
+from tooltape.harness._errors import HazardFound, MergeMismatch, TooltapeUsageError
+from tooltape.harness._fragments import PlannedStream
+from tooltape.harness._lanes import draw_lanes
+from tooltape.harness._models import HazardKind, MergeResult, Plan, ToolCallDict
+from tooltape.harness._reference import DeltasLike, merge_result_from_message, reference_merge
+
+__all__ = [
+    "ExpectedCalls",
+    "SubjectLike",
+    "assert_merge",
+    "describe_calls_diff",
+    "first_divergence",
+    "normalize_calls",
+]
+
+ExpectedCalls: TypeAlias = Plan | MergeResult | Sequence[Mapping[str, Any]]
+"""A plan, a reference result, or a list of ``{name, args, id}`` dicts."""
+
+SubjectLike: TypeAlias = DeltasLike | AIMessage | MergeResult
+"""A stream (merged by the reference), an already merged message, or a merge result."""
+
+
+def normalize_calls(
+    calls: ExpectedCalls | Sequence[Any], *, ignore_ids: bool = False
+) -> list[ToolCallDict]:
+    """Reduce any description of tool calls to ``[{name, args, id}]`` for comparison."""
+    if isinstance(calls, Plan):
+        raw: Sequence[Any] = calls.expected_calls()
+    elif isinstance(calls, MergeResult):
+        raw = calls.calls()
+    elif isinstance(calls, AIMessage):
+        raw = calls.tool_calls
+    else:
+        raw = calls
+    normalized = []
+    for n, call in enumerate(raw):
+        if not isinstance(call, Mapping) or "name" not in call:
+            raise TooltapeUsageError(
+                f"call {n}: expected a mapping with at least 'name' and 'args', got {call!r}"
+            )
+        entry: ToolCallDict = {"name": call["name"], "args": call.get("args", {})}
+        if not ignore_ids:
+            entry["id"] = call.get("id")
+        normalized.append(entry)
+    return normalized
+
+
+def _subject_result(subject: SubjectLike) -> tuple[MergeResult, DeltasLike | None]:
+    if isinstance(subject, MergeResult):
+        return subject, None
+    if isinstance(subject, AIMessage):
+        return merge_result_from_message(subject), None
+    return reference_merge(subject), subject
+
+
+def _dump(call: ToolCallDict) -> str:
+    return json.dumps(call, sort_keys=True, ensure_ascii=False)
+
+
+def describe_calls_diff(expected: list[ToolCallDict], actual: list[ToolCallDict]) -> str:
+    """A compact unified diff of two call lists, one call per line."""
+    lines = difflib.unified_diff(
+        [_dump(c) for c in expected],
+        [_dump(c) for c in actual],
+        fromfile="expected",
+        tofile="merged",
+        lineterm="",
+        n=1,
+    )
+    return "\n".join(lines)
+
+
+def _allowed(allow_hazards: bool | Iterable[HazardKind]) -> Callable[[HazardKind], bool]:
+    if allow_hazards is True:
+        return lambda kind: True
+    if allow_hazards is False:
+        return lambda kind: False
+    kinds = set(allow_hazards)
+    return lambda kind: kind in kinds
+
+
+def assert_merge(
+    subject: SubjectLike,
+    expected: ExpectedCalls,
+    *,
+    allow_hazards: bool | Iterable[HazardKind] = False,
+    ignore_ids: bool = False,
+) -> MergeResult:
+    """Assert that a stream (or a merged message) yields exactly the expected tool calls.
+
+    Args:
+        subject: Deltas (merged here by the reference), a :class:`PlannedStream`,
+            an ``AIMessage``/``AIMessageChunk`` the subject produced, or a
+            :class:`MergeResult`.
+        expected: A :class:`Plan`, a :class:`MergeResult` (e.g. the reference's),
+            or a list of ``{name, args, id}`` dicts.
+        allow_hazards: ``True`` to accept any hazard, or the hazard kinds to accept.
+        ignore_ids: Compare names and args only.
+
+    Returns:
+        The subject's merge result, for further checks.
+
+    Raises:
+        MergeMismatch: The calls differ; the message shows a diff and the lanes.
+        HazardFound: The calls match but carry hazards that were not allowed.
+    """
+    result, stream = _subject_result(subject)
+    want = normalize_calls(expected, ignore_ids=ignore_ids)
+    got = normalize_calls(result, ignore_ids=ignore_ids)
+    if got != want:
+        raise MergeMismatch(_mismatch_message(want, got, result, stream))
+    allowed = _allowed(allow_hazards)
+    found = [h for h in result.hazards if not allowed(h.kind)]
+    if found:
+        listing = "\n".join(f"  - {h}" for h in found)
+        lanes = f"\n\n{draw_lanes(stream)}" if stream is not None else ""
+        raise HazardFound(
+            f"the calls match, but the merge carries {len(found)} hazard(s):\n{listing}\n"
+            "Pass allow_hazards=[...] with these kinds if the test expects them." + lanes
+        )
+    return result
+
+
+def _mismatch_message(
+    want: list[ToolCallDict],
+    got: list[ToolCallDict],
+    result: MergeResult,
+    stream: DeltasLike | None,
+) -> str:
+    parts = [
+        f"merged tool calls differ from the expected calls (expected {len(want)}, got {len(got)})",
+        describe_calls_diff(want, got),
+    ]
+    if result.invalid_tool_calls:
+        parts.append(
+            "invalid_tool_calls: "
+            + ", ".join(
+                f"{c.get('name')!r} args={c.get('args')!r}" for c in result.invalid_tool_calls
+            )
+        )
+    if result.hazards:
+        parts.append("hazards:\n" + "\n".join(f"  - {h}" for h in result.hazards))
+    if isinstance(stream, PlannedStream):
+        parts.append(
+            f"plan quirks: {', '.join(map(str, stream.quirks)) or 'none'} (seed {stream.seed})"
+        )
+    if stream is not None:
+        parts.append(draw_lanes(stream))
+    return "\n".join(parts)
+
+
+def first_divergence(
+    subject: Callable[[Any], Any], deltas: DeltasLike, *, ignore_ids: bool = False
+) -> int | None:
+    """The first message after which ``subject`` and the reference disagree on the calls.
+
+    Runs both on every prefix of the stream; returns ``None`` when they agree
+    on every prefix. A subject that raises on a prefix disagrees there.
+    """
+    messages: list[Any] = deltas.deltas() if isinstance(deltas, PlannedStream) else list(deltas)
+    for end in range(1, len(messages) + 1):
+        prefix = messages[:end]
+        want = normalize_calls(reference_merge(prefix), ignore_ids=ignore_ids)
+        try:
+            got = normalize_calls(subject(_copy(prefix)), ignore_ids=ignore_ids)
+        except Exception:
+            return end - 1
+        if got != want:
+            return end - 1
+    return None
+
+
+def _copy(deltas: Sequence[Any]) -> list[Any]:
+    return [list(map(_copy_chunk, delta)) if isinstance(delta, list) else delta for delta in deltas]
+
+
+def _copy_chunk(chunk: Any) -> Any:
+    return dict(chunk) if isinstance(chunk, dict) else chunk

@@ -1,0 +1,169 @@
+"""The data tooltape talks about: plans, merge results and hazards.
+
+A :class:`Plan` is the ground truth a scenario starts from: the tool calls (and
+text) the model *meant* to send. Quirks distort it on the way to the wire; the
+reference merge says what langchain-core makes of the distorted stream; a
+:class:`MergeResult` holds that answer together with the :class:`Hazard` s a
+user must see even when langchain-core calls the result valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias
+
+from langchain_core.messages import ToolCallChunk
+from langchain_core.messages.tool import InvalidToolCall, ToolCall
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+
+__all__ = [
+    "Delta",
+    "Deltas",
+    "Finish",
+    "Hazard",
+    "HazardKind",
+    "MergeResult",
+    "Plan",
+    "PlannedCall",
+    "ToolCallDict",
+]
+
+Delta: TypeAlias = list[ToolCallChunk]
+"""The tool-call chunks of one streamed message (one ``AIMessageChunk``)."""
+
+Deltas: TypeAlias = list[Delta]
+"""A whole stream: one :data:`Delta` per streamed message, in arrival order."""
+
+ToolCallDict: TypeAlias = dict[str, Any]
+"""A tool call as ``{"name": ..., "args": {...}, "id": ...}``."""
+
+Finish = Literal["tool_calls", "stop", "length", "content_filter", "eof", "error"]
+"""How a turn ends on the wire.
+
+``tool_calls``: the normal terminal event for a turn with calls. ``stop``: the
+turn ends as if no tool was called (OpenAI with a named ``tool_choice``, QUIRKS
+O1). ``length``: the output-token limit cut the turn (T2). ``content_filter``:
+Azure's filter ended it (§3). ``eof``: the connection closed with no terminal
+event at all (T1). ``error``: an error event arrived inside the 200 stream (T3).
+"""
+
+HazardKind = Literal[
+    "args_repaired",
+    "repeated_name",
+    "id_changed",
+    "orphan_fragment",
+    "missing_id",
+    "duplicate_id",
+    "invalid_call",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PlannedCall(_Frozen):
+    """One tool call the model meant to make."""
+
+    name: str = Field(min_length=1)
+    """The tool's name, e.g. ``get_weather``."""
+    args: dict[str, JsonValue] = Field(default_factory=dict)
+    """The arguments as a JSON object."""
+    id: str | None = None
+    """The call id; :class:`Plan` fills ``call_<n>`` in when it is left out."""
+
+    def as_dict(self) -> ToolCallDict:
+        """Return the call as ``{"name", "args", "id"}``, the shape merges are compared in."""
+        return {"name": self.name, "args": self.args, "id": self.id}
+
+
+class Plan(_Frozen):
+    """The ground truth of one assistant turn: the calls and text the model meant to send."""
+
+    calls: tuple[PlannedCall, ...] = ()
+    """The tool calls, in the order the model emits them."""
+    text_before: str = ""
+    """Assistant text streamed before the first call."""
+    text_after: str = ""
+    """Assistant text streamed after the last call."""
+    reasoning: str = ""
+    """Reasoning or thinking text streamed before everything else."""
+    finish: Finish | None = None
+    """How the turn ends; ``None`` means ``tool_calls`` when there are calls, else ``stop``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _number_calls(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("calls"):
+            numbered = []
+            for n, call in enumerate(data["calls"]):
+                if isinstance(call, dict) and call.get("id") is None:
+                    call = {**call, "id": f"call_{n}"}
+                elif isinstance(call, PlannedCall) and call.id is None:
+                    call = call.model_copy(update={"id": f"call_{n}"})
+                numbered.append(call)
+            data = {**data, "calls": numbered}
+        return data
+
+    @field_validator("calls")
+    @classmethod
+    def _unique_ids(cls, calls: tuple[PlannedCall, ...]) -> tuple[PlannedCall, ...]:
+        seen: set[str | None] = set()
+        for call in calls:
+            if call.id in seen:
+                raise ValueError(
+                    f"two calls share the id {call.id!r}; give each call its own id "
+                    "(use the duplicate-id quirk to put a duplicate on the wire)"
+                )
+            seen.add(call.id)
+        return calls
+
+    @property
+    def effective_finish(self) -> Finish:
+        """The finish reason with the default filled in."""
+        if self.finish is not None:
+            return self.finish
+        return "tool_calls" if self.calls else "stop"
+
+    def expected_calls(self) -> list[ToolCallDict]:
+        """The calls as ``{"name", "args", "id"}`` dicts, as a lossless stream merges to."""
+        return [call.as_dict() for call in self.calls]
+
+
+class Hazard(_Frozen):
+    """A finding about a merge that a user must see even when langchain-core calls it valid."""
+
+    kind: HazardKind
+    """What went wrong; see :func:`tooltape.harness.find_hazards` for each kind."""
+    position: int | None = None
+    """Position of the merged chunk (the call) it concerns, if any."""
+    call_id: str | None = None
+    """The id of the call it concerns, if it has one."""
+    detail: str = ""
+    """One sentence saying what was seen."""
+
+    def __str__(self) -> str:
+        where = f" at call {self.position}" if self.position is not None else ""
+        return f"{self.kind}{where}: {self.detail}"
+
+
+class MergeResult(_Frozen):
+    """What the reference merge made of a stream."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    chunks: list[ToolCallChunk]
+    """The merged tool-call chunks (one per call langchain-core sees)."""
+    tool_calls: list[ToolCall]
+    """The valid calls, as langchain-core built them."""
+    invalid_tool_calls: list[InvalidToolCall]
+    """The calls whose args are not a JSON object."""
+    hazards: tuple[Hazard, ...] = ()
+    """Findings a user must see; empty when the stream is clean."""
+
+    def calls(self) -> list[ToolCallDict]:
+        """The valid calls as ``{"name", "args", "id"}`` dicts (no ``type`` key)."""
+        return [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in self.tool_calls]
+
+    def hazard_kinds(self) -> set[HazardKind]:
+        """The kinds of hazard present."""
+        return {hazard.kind for hazard in self.hazards}

@@ -1,0 +1,694 @@
+"""Quirks: the named ways real providers distort a plan on the wire.
+
+Each quirk is a small frozen model with a ``kind`` (so scenario files can name
+it), the QUIRKS.md entries that justify it (``cites``) and whether a correct
+merger still recovers the plan exactly (``lossless``). The engine in
+:mod:`tooltape.harness._engine` applies quirks stage by stage; a quirk only
+touches the representation of its stage:
+
+``TEXT``   the argument text of each call
+``SPLIT``  where the argument text is cut into pieces (one splitter at most)
+``PIECES`` the pieces themselves
+``FIELDS`` which fragment carries the name and the id
+``ORDER``  the order of fragments across calls
+``INDEX``  the index put on each fragment
+``PACK``   how fragments are grouped into streamed messages
+``LATE``   last touches on the finished fragments
+``EVENTS`` provider events (applied by the dialect, see tooltape.fake_providers)
+``WIRE``   framing bytes (applied by the dialect, see tooltape.fake_providers)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import re
+from enum import IntEnum
+from random import Random
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tooltape.harness._errors import TooltapeUsageError
+
+if TYPE_CHECKING:
+    from tooltape.harness._engine import Draft
+
+__all__ = [
+    "AsciiEscapes",
+    "ChangingId",
+    "CumulativeArgs",
+    "DuplicateIds",
+    "EmptyArgs",
+    "EmptyStringContinuations",
+    "IdOnEveryChunk",
+    "IndexOffset",
+    "InterleaveCalls",
+    "LateId",
+    "LateName",
+    "MalformedArgs",
+    "MissingId",
+    "NoIndex",
+    "NonObjectArgs",
+    "PackFragments",
+    "Quirk",
+    "RepeatName",
+    "SharedIndex",
+    "SplitArgs",
+    "SplitInsideEscapes",
+    "SplitName",
+    "Stage",
+    "TruncateArgs",
+    "WholeArgs",
+    "WholeCall",
+    "parse_quirk",
+    "quirk_kinds",
+]
+
+
+class Stage(IntEnum):
+    """The order in which the engine applies quirks."""
+
+    TEXT = 1
+    SPLIT = 2
+    PIECES = 3
+    FIELDS = 4
+    ORDER = 5
+    INDEX = 6
+    PACK = 7
+    LATE = 8
+    EVENTS = 9
+    """Provider-event quirks, applied by a dialect while it renders events."""
+    WIRE = 10
+    """Byte-level framing quirks, applied by a dialect after it frames events."""
+
+
+_REGISTRY: dict[str, type[Quirk]] = {}
+
+
+class Quirk(BaseModel):
+    """Base of every quirk. Subclasses set ``kind``, ``stage``, ``cites`` and ``lossless``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    stage: ClassVar[Stage]
+    cites: ClassVar[str] = ""
+    """QUIRKS.md entries (and providers) that emit this shape."""
+    lossless: ClassVar[bool] = True
+    """True when langchain-core still merges the stream back to the plan."""
+    priority: ClassVar[int] = 0
+    """Order among quirks of the same stage (lower first), so any combination is well defined."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        kind = cls.model_fields["kind"].default
+        if not isinstance(kind, str):
+            return  # an abstract intermediate class such as _Splitter
+        if kind in _REGISTRY:
+            raise TypeError(f"quirk kind {kind!r} is registered twice")
+        _REGISTRY[kind] = cls
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Change the draft at this quirk's stage (EVENTS and WIRE quirks leave it alone)."""
+        if self.stage < Stage.EVENTS:  # pragma: no cover - every tool-chunk quirk overrides
+            raise NotImplementedError(f"quirk {self.kind} does not implement apply()")
+
+    def __str__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.model_dump(exclude={"kind"}).items())
+        return f"{self.kind}({params})" if params else self.kind
+
+
+def quirk_kinds() -> list[str]:
+    """The names of every registered quirk kind, sorted."""
+    return sorted(_REGISTRY)
+
+
+def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
+    """Build a quirk from a quirk, its kind name, or a ``{"kind": ..., **params}`` mapping."""
+    if isinstance(value, Quirk):
+        return value
+    if isinstance(value, str):
+        value = {"kind": value}
+    if not isinstance(value, dict) or "kind" not in value:
+        raise TooltapeUsageError(
+            f"a quirk must be a Quirk, a kind name or a mapping with 'kind'; got {value!r}"
+        )
+    kind = value["kind"]
+    if kind not in _REGISTRY:
+        raise TooltapeUsageError(
+            f"unknown quirk kind {kind!r}; known kinds: {', '.join(quirk_kinds())} "
+            "(event and wire quirks register when tooltape.fake_providers is imported)"
+        )
+    return _REGISTRY[kind].model_validate(value)
+
+
+# --- TEXT: the argument text of each call ------------------------------------------------
+
+
+class AsciiEscapes(Quirk):
+    r"""Serialise non-ASCII characters as ``\uXXXX`` escapes (``json.dumps`` default, S8)."""
+
+    kind: Literal["ascii_escapes"] = "ascii_escapes"
+    stage: ClassVar[Stage] = Stage.TEXT
+    cites: ClassVar[str] = "S8; OpenAI and most Python servers"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Re-encode every call's arguments with ``ensure_ascii=True``."""
+        draft.texts = [
+            json.dumps(call.args, ensure_ascii=True) if text else text
+            for call, text in zip(draft.plan.calls, draft.texts, strict=True)
+        ]
+
+
+class EmptyArgs(Quirk):
+    """Send no argument text at all for calls whose args are ``{}`` (A1, B1, V7)."""
+
+    kind: Literal["empty_args"] = "empty_args"
+    stage: ClassVar[Stage] = Stage.TEXT
+    cites: ClassVar[str] = "A1, B1, V7; Anthropic, Bedrock, vLLM no-arg tools"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Blank the text of argument-less calls."""
+        draft.texts = [
+            "" if not call.args else text
+            for call, text in zip(draft.plan.calls, draft.texts, strict=True)
+        ]
+
+
+class NonObjectArgs(Quirk):
+    """Replace one call's arguments by JSON that is not an object (A3, V7)."""
+
+    kind: Literal["non_object_args"] = "non_object_args"
+    stage: ClassVar[Stage] = Stage.TEXT
+    cites: ClassVar[str] = "A3, V7; vLLM parsers, Anthropic fine-grained streaming"
+    lossless: ClassVar[bool] = False
+    call: int = 0
+    """Which planned call (negative counts from the end)."""
+    text: str = "[1, 2]"
+    """The JSON put on the wire instead of the object."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Overwrite the chosen call's text."""
+        draft.texts[draft.call_position(self.call)] = self.text
+
+
+_MALFORMED = {
+    "undefined": '{"a": undefined}',
+    "extra_brace": '{"a": 1}}',
+    "whitespace": "  ",
+    "concatenated": '{"q": "A"}{"q": "B"}',
+}
+
+
+class MalformedArgs(Quirk):
+    """Replace one call's arguments by malformed JSON (A3, V7, O4)."""
+
+    kind: Literal["malformed_args"] = "malformed_args"
+    stage: ClassVar[Stage] = Stage.TEXT
+    cites: ClassVar[str] = "A3, V7, O4; vLLM parsers, Anthropic fine-grained, GPT-5 re-sends"
+    lossless: ClassVar[bool] = False
+    call: int = 0
+    """Which planned call (negative counts from the end)."""
+    variant: Literal["undefined", "extra_brace", "whitespace", "concatenated"] = "undefined"
+    """Which malformation: ``undefined`` values, an extra ``}``, whitespace only, or two
+    objects back to back (langchain-core keeps the first and drops the second)."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Overwrite the chosen call's text."""
+        draft.texts[draft.call_position(self.call)] = _MALFORMED[self.variant]
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_LITERAL = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+
+
+def _cut_inside(text: str, at: Literal["string", "literal"]) -> int:
+    """A position strictly inside the first string value (or literal) of ``text``."""
+    if at == "literal":
+        for match in _LITERAL.finditer(text):
+            if match.end() - match.start() >= 2 and not _inside_string(text, match.start()):
+                return match.start() + (match.end() - match.start()) // 2
+    for match in _STRING.finditer(text):
+        if text[match.end() :].lstrip().startswith(":"):
+            continue  # a key, not a value
+        return match.start() + 1 + (match.end() - match.start() - 2) // 2
+    return max(1, len(text) // 2)
+
+
+def _inside_string(text: str, position: int) -> bool:
+    return any(m.start() < position < m.end() for m in _STRING.finditer(text))
+
+
+class TruncateArgs(Quirk):
+    """End the stream inside one call's arguments, with no terminal event (T1, T2, O3).
+
+    langchain-core's ``parse_partial_json`` closes the open string or literal and
+    reports a *valid* call with the truncated value. Calls after the cut never
+    reach the wire.
+    """
+
+    kind: Literal["truncate_args"] = "truncate_args"
+    stage: ClassVar[Stage] = Stage.TEXT
+    cites: ClassVar[str] = "T1, T2, O3, A3; every provider"
+    lossless: ClassVar[bool] = False
+    call: int = -1
+    """Which planned call is cut (negative counts from the end)."""
+    at: Literal["string", "literal"] = "string"
+    """Cut inside a string value (``"Par``) or inside a number or literal (``12`` -> ``1``)."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Cut the chosen call's text and drop every later call."""
+        position = draft.call_position(self.call)
+        text = draft.texts[position]
+        if not text:
+            text = "{}"
+        draft.texts[position] = text[: _cut_inside(text, self.at)]
+        draft.truncate_after(position)
+
+
+# --- SPLIT: where the argument text is cut ----------------------------------------------
+
+
+class _Splitter(Quirk):
+    """A quirk that decides the cut points of every call's argument text."""
+
+    kind: str
+    stage: ClassVar[Stage] = Stage.SPLIT
+    header_carries_args: ClassVar[bool] = False
+
+    def cut_points(self, text: str, rng: Random) -> list[int]:  # pragma: no cover - abstract
+        """Sorted cut positions strictly inside ``text``."""
+        raise NotImplementedError
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Cut every call's text into pieces."""
+        draft.header_carries_args = self.header_carries_args
+        draft.pieces = [_cut(text, self.cut_points(text, rng)) for text in draft.texts]
+
+
+def _cut(text: str, points: list[int]) -> list[str]:
+    if not text:
+        return []
+    bounds = [0, *points, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _token_like_cuts(text: str, rng: Random, max_size: int) -> list[int]:
+    points: list[int] = []
+    position = 0
+    while True:
+        position += rng.randint(1, max_size)
+        if position >= len(text):
+            return points
+        points.append(position)
+
+
+class SplitArgs(_Splitter):
+    """Fragment the argument text at arbitrary points (the default shape of every stream).
+
+    With ``pieces`` unset the cuts look like a tokenizer's: 1 to ``max_size``
+    characters a piece. With ``pieces=n`` the text is cut into ``n`` pieces at
+    random points, anywhere, including inside keys, values and escapes.
+    """
+
+    kind: Literal["split_args"] = "split_args"
+    stage: ClassVar[Stage] = Stage.SPLIT
+    cites: ClassVar[str] = "§1; every streaming provider"
+    pieces: int | None = Field(default=None, ge=1)
+    """How many pieces each call's text is cut into (``None``: token-like sizes)."""
+    max_size: int = Field(default=8, ge=1)
+    """Largest piece when ``pieces`` is unset."""
+
+    def cut_points(self, text: str, rng: Random) -> list[int]:
+        """Token-like or ``pieces``-many cut points."""
+        if self.pieces is None:
+            return _token_like_cuts(text, rng, self.max_size)
+        if len(text) < 2:
+            return []
+        count = min(self.pieces - 1, len(text) - 1)
+        return sorted(rng.sample(range(1, len(text)), count))
+
+
+class SplitInsideEscapes(_Splitter):
+    r"""Cut inside every ``\uXXXX`` escape and between surrogate halves (S8).
+
+    Combine with :class:`AsciiEscapes` so non-ASCII text travels as escapes. A
+    byte-level split of a multi-byte UTF-8 character is a framing quirk of the
+    dialects (S7), since tool-call chunks carry ``str``, not bytes.
+    """
+
+    kind: Literal["split_inside_escapes"] = "split_inside_escapes"
+    stage: ClassVar[Stage] = Stage.SPLIT
+    cites: ClassVar[str] = "S8; any provider that escapes non-ASCII"
+
+    def cut_points(self, text: str, rng: Random) -> list[int]:
+        """Token-like cuts plus one inside each escape."""
+        points = set(_token_like_cuts(text, rng, 8))
+        for match in re.finditer(r"\\u[0-9a-fA-F]{4}", text):
+            points.add(match.start() + rng.randint(1, 5))
+        return sorted(p for p in points if 0 < p < len(text))
+
+
+class WholeArgs(_Splitter):
+    """Send each call's arguments in one piece after the header (e.g. ``{}`` at once)."""
+
+    kind: Literal["whole_args"] = "whole_args"
+    stage: ClassVar[Stage] = Stage.SPLIT
+    cites: ClassVar[str] = "A1, V7; Anthropic no-arg tools, vLLM"
+
+    def cut_points(self, text: str, rng: Random) -> list[int]:
+        """No cuts."""
+        return []
+
+
+class WholeCall(_Splitter):
+    """Send each call whole in one chunk: id, name and all arguments together."""
+
+    kind: Literal["whole_call"] = "whole_call"
+    stage: ClassVar[Stage] = Stage.SPLIT
+    cites: ClassVar[str] = "§9 Mistral, §10 Groq, §13 Ollama, §20 xAI, §5 Gemini"
+
+    def cut_points(self, text: str, rng: Random) -> list[int]:
+        """No cuts."""
+        return []
+
+    header_carries_args: ClassVar[bool] = True
+
+
+# --- PIECES -----------------------------------------------------------------------------
+
+
+class CumulativeArgs(Quirk):
+    """Each chunk repeats all arguments so far instead of the new part (Q2, V5)."""
+
+    kind: Literal["cumulative_args"] = "cumulative_args"
+    stage: ClassVar[Stage] = Stage.PIECES
+    cites: ClassVar[str] = "Q2 DashScope native, V5 vLLM hermes flush, crewAI async"
+    lossless: ClassVar[bool] = False
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Replace each piece by the prefix that ends with it."""
+        cumulative = []
+        for pieces in draft.pieces:
+            so_far, out = "", []
+            for piece in pieces:
+                so_far += piece
+                out.append(so_far)
+            cumulative.append(out)
+        draft.pieces = cumulative
+
+
+# --- FIELDS: who carries the name and the id --------------------------------------------
+
+
+def _ensure_fragments(fragments: list[Any], count: int) -> None:
+    """Pad a call's fragments with empty-args continuations up to ``count``."""
+    while len(fragments) < count:
+        last = fragments[-1]
+        fragments.append(dataclasses.replace(last, id=None, name=None, args=""))
+
+
+class SplitName(Quirk):
+    """Spread the name over the first ``parts`` chunks of a call (N1)."""
+
+    kind: Literal["split_name"] = "split_name"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 1
+    cites: ClassVar[str] = "N1; llama.cpp before #13800, OpenAI grammar permits it"
+    parts: int = Field(default=2, ge=2)
+    """How many chunks the name is spread over."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Cut each name and hand the parts to consecutive fragments."""
+        for fragments in draft.calls:
+            name = draft.plan.calls[fragments[0].call].name
+            count = min(self.parts, len(name))
+            _ensure_fragments(fragments, count)
+            cuts = [0, *sorted(rng.sample(range(1, len(name)), count - 1)), len(name)]
+            for n in range(count):
+                fragments[n] = dataclasses.replace(fragments[n], name=name[cuts[n] : cuts[n + 1]])
+
+
+class RepeatName(Quirk):
+    """Repeat the full name on every chunk of a call (N2, V2, L1, O4).
+
+    langchain-core concatenates names, so ``get_weather`` becomes
+    ``get_weatherget_weather`` when the call spans two chunks.
+    """
+
+    kind: Literal["repeat_name"] = "repeat_name"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    cites: ClassVar[str] = "N2, V2, L1, O4; vLLM parsers, llama.cpp, MiniMax via NIM"
+    lossless: ClassVar[bool] = False
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Put the name on every fragment."""
+        for fragments in draft.calls:
+            name = draft.plan.calls[fragments[0].call].name
+            fragments[:] = [dataclasses.replace(f, name=name) for f in fragments]
+
+
+class LateName(Quirk):
+    """Send the name only on the last chunk of a call, after the arguments (N3)."""
+
+    kind: Literal["late_name"] = "late_name"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 2
+    cites: ClassVar[str] = "N3; translators that emit the name late"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Move each name to the call's last fragment."""
+        for fragments in draft.calls:
+            _ensure_fragments(fragments, 2)
+            name = draft.plan.calls[fragments[0].call].name
+            fragments[:] = [dataclasses.replace(f, name=None) for f in fragments]
+            fragments[-1] = dataclasses.replace(fragments[-1], name=name)
+
+
+class IdOnEveryChunk(Quirk):
+    """Repeat the call id on every chunk of a call (F1, V4, Q1, LS1)."""
+
+    kind: Literal["id_on_every_chunk"] = "id_on_every_chunk"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 3
+    cites: ClassVar[str] = "F1 Fireworks, V4 vLLM, Q1 DashScope, LS1 LM Studio"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Put the id on every fragment."""
+        for fragments in draft.calls:
+            call_id = fragments[0].id
+            fragments[:] = [dataclasses.replace(f, id=call_id) for f in fragments]
+
+
+class LateId(Quirk):
+    """Send the id only on the last chunk of a call, not on the first (V3)."""
+
+    kind: Literal["late_id"] = "late_id"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 4
+    cites: ClassVar[str] = "V3; late-id translators"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Move each id to the call's last fragment."""
+        for fragments in draft.calls:
+            _ensure_fragments(fragments, 2)
+            call_id = fragments[0].id
+            fragments[:] = [dataclasses.replace(f, id=None) for f in fragments]
+            fragments[-1] = dataclasses.replace(fragments[-1], id=call_id)
+
+
+class ChangingId(Quirk):
+    """Change the call id halfway through a call (V3, vLLM harmony).
+
+    langchain-core refuses to merge chunks whose ids differ, so one call becomes
+    two: the first with the head of the arguments, the second nameless.
+    """
+
+    kind: Literal["changing_id"] = "changing_id"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 5
+    cites: ClassVar[str] = "V3; vLLM harmony parser"
+    lossless: ClassVar[bool] = False
+    suffix: str = "_b"
+    """Appended to the id to make the second id."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Give the second half of each call's fragments a new id."""
+        for fragments in draft.calls:
+            _ensure_fragments(fragments, 2)
+            call_id = next((f.id for f in fragments if f.id), None) or "call"
+            half = len(fragments) // 2
+            for n in range(half, len(fragments)):
+                if n == half or fragments[n].id:
+                    fragments[n] = dataclasses.replace(fragments[n], id=call_id + self.suffix)
+
+
+class MissingId(Quirk):
+    """Send no id at all (V1, SGLang, client rebuilds).
+
+    langchain-core builds calls with ``id=None``; ToolNode cannot pair them.
+    """
+
+    kind: Literal["missing_id"] = "missing_id"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 7
+    cites: ClassVar[str] = "V1 vLLM, SGLang index>0, crewAI #7534"
+    lossless: ClassVar[bool] = False
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Remove every id."""
+        for fragments in draft.calls:
+            fragments[:] = [dataclasses.replace(f, id=None) for f in fragments]
+
+
+class DuplicateIds(Quirk):
+    """Give every call the first call's id (§H duplicate ids)."""
+
+    kind: Literal["duplicate_ids"] = "duplicate_ids"
+    stage: ClassVar[Stage] = Stage.FIELDS
+    priority: ClassVar[int] = 6
+    cites: ClassVar[str] = "§H; Ollama compat, bridges that reuse ids"
+    lossless: ClassVar[bool] = False
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Overwrite every id with the first call's."""
+        first = draft.plan.calls[0].id if draft.plan.calls else None
+        for fragments in draft.calls:
+            fragments[:] = [dataclasses.replace(f, id=first) if f.id else f for f in fragments]
+
+
+# --- ORDER ------------------------------------------------------------------------------
+
+
+class InterleaveCalls(Quirk):
+    """Interleave the chunks of parallel calls, each call keeping its own order (B3)."""
+
+    kind: Literal["interleave_calls"] = "interleave_calls"
+    stage: ClassVar[Stage] = Stage.ORDER
+    cites: ClassVar[str] = "B3 Bedrock, vLLM, Qwen-Agent captures"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Draw the next fragment from a random open call until all are sent.
+
+        Calls still start in plan order (a call opens only after the previous
+        one has), as providers that interleave do; the merged order stays the plan's.
+        """
+        queues = [list(reversed(fragments)) for fragments in draft.calls if fragments]
+        order, started, previous = [], 0, -1
+        while any(queues):
+            open_calls = [n for n in range(started) if queues[n]]
+            if started < len(queues):
+                open_calls.append(started)
+            choices = [n for n in open_calls if n != previous] or open_calls
+            n = rng.choice(choices)
+            started = max(started, n + 1)
+            order.append(queues[n].pop())
+            previous = n
+        draft.order = order
+
+
+# --- INDEX ------------------------------------------------------------------------------
+
+
+class NoIndex(Quirk):
+    """Send no index at all (GC1, GC2, OL1, LS2, V9).
+
+    langchain-core never merges index-less chunks: a split call becomes a partial
+    call plus invalid fragments.
+    """
+
+    kind: Literal["no_index"] = "no_index"
+    stage: ClassVar[Stage] = Stage.INDEX
+    cites: ClassVar[str] = "GC1, GC2 Gemini compat, OL1 Ollama <0.4.7, LS2 LM Studio, V9"
+    lossless: ClassVar[bool] = False
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Remove every index."""
+        draft.order = [dataclasses.replace(f, index=None) for f in draft.order]
+
+
+class IndexOffset(Quirk):
+    """Start the indexes at ``by`` instead of 0 (Anthropic blocks after text, A2)."""
+
+    kind: Literal["index_offset"] = "index_offset"
+    stage: ClassVar[Stage] = Stage.INDEX
+    cites: ClassVar[str] = "A2 Anthropic after text/thinking, Bedrock"
+    by: int = Field(default=1, ge=1)
+    """Added to every index."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Shift every index."""
+        draft.order = [
+            dataclasses.replace(f, index=None if f.index is None else f.index + self.by)
+            for f in draft.order
+        ]
+
+
+class SharedIndex(Quirk):
+    """Give every call the same index (OL2, RS4, D1, GC5).
+
+    With distinct ids on every chunk langchain-core still separates the calls;
+    with id-less continuations their arguments glue onto the first call.
+    """
+
+    kind: Literal["shared_index"] = "shared_index"
+    stage: ClassVar[Stage] = Stage.INDEX
+    cites: ClassVar[str] = "OL2 Ollama compat, RS4, D1 DeepSeek, GC5, X3 Grok via OCI"
+    lossless: ClassVar[bool] = False
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Put the first fragment's index on every fragment."""
+        first = draft.order[0].index if draft.order else 0
+        draft.order = [
+            dataclasses.replace(f, index=first) if f.index is not None else f for f in draft.order
+        ]
+
+
+# --- PACK -------------------------------------------------------------------------------
+
+
+class PackFragments(Quirk):
+    """Put ``size`` consecutive chunks into one streamed message.
+
+    Chunks of one index inside one message merge, except in the *first*
+    message: langchain-core never merges the first message's own chunks with
+    each other, so packing there changes the result.
+    """
+
+    kind: Literal["pack_fragments"] = "pack_fragments"
+    stage: ClassVar[Stage] = Stage.PACK
+    cites: ClassVar[str] = "§0 R1; Bedrock and gateway batching"
+    lossless: ClassVar[bool] = False
+    size: int = Field(default=2, ge=2)
+    """Chunks per message."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Group consecutive fragments."""
+        order = draft.order
+        draft.messages = [order[n : n + self.size] for n in range(0, len(order), self.size)]
+
+
+# --- LATE -------------------------------------------------------------------------------
+
+
+class EmptyStringContinuations(Quirk):
+    """Send ``""`` instead of leaving out id and name on continuation chunks (F1, LS1, V4)."""
+
+    kind: Literal["empty_string_continuations"] = "empty_string_continuations"
+    stage: ClassVar[Stage] = Stage.LATE
+    cites: ClassVar[str] = "F1, LS1, V4; Fireworks, LM Studio, vLLM, lmdeploy"
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Turn absent ids and names into empty strings."""
+        draft.messages = [
+            [
+                dataclasses.replace(
+                    f, id="" if f.id is None else f.id, name="" if f.name is None else f.name
+                )
+                for f in message
+            ]
+            for message in draft.messages
+        ]

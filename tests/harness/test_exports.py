@@ -1,0 +1,26 @@
+"""Each package's __all__ is its public surface: sorted, complete, importable."""
+
+import importlib
+
+import pytest
+
+PACKAGES = ["tooltape.harness", "tooltape.fake_providers", "tooltape.plugin", "tooltape.cassettes"]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_sorted_and_importable(name):
+    module = importlib.import_module(name)
+    assert list(module.__all__) == sorted(module.__all__)
+    for public in module.__all__:
+        assert hasattr(module, public), public
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_no_public_name_is_left_out_of_all(name):
+    module = importlib.import_module(name)
+    public = {
+        n
+        for n, value in vars(module).items()
+        if not n.startswith("_") and not isinstance(value, type(importlib)) and n != "annotations"
+    }
+    assert public <= set(module.__all__), sorted(public - set(module.__all__))

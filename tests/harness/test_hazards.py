@@ -1,0 +1,83 @@
+import pytest
+from langchain_core.messages import AIMessage
+from langchain_core.messages.tool import tool_call_chunk
+
+from tooltape.harness import (
+    Plan,
+    find_hazards,
+    is_repeated_name,
+    merge_result_from_message,
+    reference_merge,
+    stream_plan,
+)
+
+PLAN = Plan(
+    calls=[{"name": "get_weather", "args": {"city": "Paris"}}, {"name": "add", "args": {"a": 1}}]
+)
+
+
+@pytest.mark.parametrize(
+    ("quirks", "kind"),
+    [
+        (["truncate_args"], "args_repaired"),
+        ([{"kind": "malformed_args", "variant": "concatenated"}], "args_repaired"),
+        (["repeat_name"], "repeated_name"),
+        (["changing_id"], "id_changed"),
+        (["no_index"], "orphan_fragment"),
+        (["missing_id"], "missing_id"),
+        (["duplicate_ids"], "duplicate_id"),
+        (["non_object_args"], "invalid_call"),
+    ],
+)
+def test_each_hazard_kind_is_found(quirks, kind):
+    result = reference_merge(stream_plan(PLAN, quirks, seed=1))
+    assert kind in result.hazard_kinds()
+    hazard = next(h for h in result.hazards if h.kind == kind)
+    assert hazard.detail and hazard.position is not None
+
+
+def test_clean_stream_has_no_hazards():
+    assert (
+        reference_merge(
+            stream_plan(PLAN, ["interleave_calls", "id_on_every_chunk"], seed=2)
+        ).hazards
+        == ()
+    )
+
+
+def test_truncation_hazard_quotes_the_tail():
+    result = reference_merge(stream_plan(PLAN, [{"kind": "truncate_args", "call": 0}]))
+    (hazard,) = [h for h in result.hazards if h.kind == "args_repaired"]
+    assert hazard.call_id == "call_0" and '\'{"city": "Pa\'' in hazard.detail
+
+
+@pytest.mark.parametrize(
+    ("name", "known", "base"),
+    [
+        ("get_weatherget_weather", (), "get_weather"),
+        ("addaddadd", (), "add"),
+        ("aa", (), None),  # too short to call a repetition
+        ("get_weather", (), None),
+        ("abcabc", ("abcabc",), None),  # a real tool with that name
+        ("abcabc", ("xyz",), None),  # its base is no known tool
+        ("abcabc", ("abc",), "abc"),
+    ],
+)
+def test_repeated_name_detection(name, known, base):
+    assert is_repeated_name(name, known) == base
+
+
+def test_known_names_suppress_false_repetitions():
+    chunk = tool_call_chunk(name="byebye", args="{}", id="c", index=0)
+    assert [h.kind for h in find_hazards([chunk])] == ["repeated_name"]
+    assert find_hazards([chunk], known_names=["byebye"]) == []
+
+
+def test_hazards_of_a_finished_message():
+    message = AIMessage(
+        content="",
+        tool_calls=[{"name": "f", "args": {}, "id": None}, {"name": "g", "args": {}, "id": "x"}],
+        invalid_tool_calls=[{"name": "h", "args": "{oops", "id": "y", "error": None}],
+    )
+    result = merge_result_from_message(message)
+    assert [h.kind for h in result.hazards] == ["missing_id", "invalid_call"]

@@ -1,0 +1,130 @@
+import functools
+import json
+import operator
+
+import pytest
+from hypothesis import given
+from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.tool import tool_call_chunk
+
+from tooltape.harness import (
+    Plan,
+    TooltapeUsageError,
+    pairwise_merge,
+    reference_merge,
+    stream_plan,
+    to_message_chunks,
+)
+from tooltape.harness.strategies import planned_streams
+
+
+def _chunk(name=None, args=None, id=None, index=None):
+    return tool_call_chunk(name=name, args=args, id=id, index=index)
+
+
+# The stream from LangChain's "how to stream tool calls" guide: Multiply and Add in
+# parallel at index 0 and 1, arguments in four fragments each.
+LANGCHAIN_DOCS_STREAM = [
+    [_chunk("Multiply", "", "call_3aQwTP9CYlFxwOvQZPHDu6wL", 0)],
+    [_chunk(None, '{"a"', None, 0)],
+    [_chunk(None, ": 3, ", None, 0)],
+    [_chunk(None, '"b": 1', None, 0)],
+    [_chunk(None, "2}", None, 0)],
+    [_chunk("Add", "", "call_SQUoSsJz2p9Kx2x73GOgN1ja", 1)],
+    [_chunk(None, '{"a"', None, 1)],
+    [_chunk(None, ": 11,", None, 1)],
+    [_chunk(None, ' "b": ', None, 1)],
+    [_chunk(None, "49}", None, 1)],
+]
+
+
+def test_langchain_docs_parallel_stream_merges_to_two_calls():
+    result = reference_merge(LANGCHAIN_DOCS_STREAM)
+    assert result.calls() == [
+        {"name": "Multiply", "args": {"a": 3, "b": 12}, "id": "call_3aQwTP9CYlFxwOvQZPHDu6wL"},
+        {"name": "Add", "args": {"a": 11, "b": 49}, "id": "call_SQUoSsJz2p9Kx2x73GOgN1ja"},
+    ]
+    assert result.invalid_tool_calls == []
+    assert result.hazards == ()
+
+
+def test_accepts_message_chunks_and_planned_streams_alike():
+    messages = [AIMessageChunk(content="", tool_call_chunks=d) for d in LANGCHAIN_DOCS_STREAM]
+    assert reference_merge(messages) == reference_merge(LANGCHAIN_DOCS_STREAM)
+    plan = Plan(calls=[{"name": "f", "args": {"x": 1}}])
+    stream = stream_plan(plan)
+    assert reference_merge(stream) == reference_merge(stream.deltas())
+
+
+def test_empty_stream_merges_to_nothing():
+    result = reference_merge([])
+    assert (result.chunks, result.tool_calls, result.invalid_tool_calls) == ([], [], [])
+
+
+def test_first_message_chunks_are_not_merged_with_each_other():
+    # Same chunks, once packed into the first message and once in the second.
+    head, tail = _chunk("f", '{"a": ', "c1", 0), _chunk(None, "1}", None, 0)
+    assert reference_merge([[head, tail]]).calls() == [
+        {"name": "f", "args": {}, "id": "c1"},
+    ]
+    assert reference_merge([[head, tail]]).invalid_tool_calls[0]["args"] == "1}"
+    assert reference_merge([[], [head, tail]]).calls() == [
+        {"name": "f", "args": {"a": 1}, "id": "c1"}
+    ]
+
+
+def test_finalises_with_a_last_chunk():
+    merged = pairwise_merge(LANGCHAIN_DOCS_STREAM)
+    assert merged is not None and merged.chunk_position == "last"
+
+
+@given(planned_streams())
+def test_reference_equals_pairwise_addition(stream):
+    nary = reference_merge(stream)
+    pairwise = pairwise_merge(stream)
+    assert pairwise is not None
+    assert nary.chunks == pairwise.tool_call_chunks
+    assert nary.tool_calls == pairwise.tool_calls
+    assert nary.invalid_tool_calls == pairwise.invalid_tool_calls
+
+
+def test_long_argument_merges_in_one_pass():
+    # 128,000 characters in 8-character deltas: pairwise `+` is quadratic here
+    # (bench/ measures it); the n-ary reference must handle it whole.
+    text = "x" * 128_000
+    args = json.dumps({"text": text})
+    deltas = [[_chunk("write", "", "c1", 0)]] + [
+        [_chunk(None, args[i : i + 8], None, 0)] for i in range(0, len(args), 8)
+    ]
+    assert len(deltas) > 16_000
+    result = reference_merge(deltas)
+    assert result.tool_calls[0]["args"] == {"text": text}
+
+
+def test_nary_form_is_langchain_core_itself():
+    messages = to_message_chunks(LANGCHAIN_DOCS_STREAM)
+    summed = functools.reduce(operator.add, messages)
+    assert reference_merge(messages).tool_calls == summed.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("deltas", "message"),
+    [
+        ("not a list", "deltas must be a list"),
+        ([["oops"]], "delta 0, chunk 0: expected a ToolCallChunk dict"),
+        (
+            [[], [{"name": "f", "arguments": "{}"}]],
+            r"delta 1, chunk 0: unknown key\(s\) \['arguments'\]",
+        ),
+        ([{"name": "f"}], "delta 0: expected an AIMessageChunk or a list"),
+        ([[{"name": 3}]], "delta 0: langchain-core rejects its chunks"),
+    ],
+)
+def test_bad_deltas_get_an_error_naming_the_delta(deltas, message):
+    with pytest.raises(TooltapeUsageError, match=message):
+        reference_merge(deltas)
+
+
+def test_string_index_is_coerced_like_langchain_core():
+    result = reference_merge([[_chunk("f", "", "c", 0)], [{"args": "{}", "index": "0"}]])
+    assert result.calls() == [{"name": "f", "args": {}, "id": "c"}]
