@@ -144,6 +144,14 @@ def _id_placements() -> st.SearchStrategy[Quirk | None]:
     return st.none() | st.sampled_from([IdOnEveryChunk(), LateId(), MissingId()])
 
 
+def _index_behaviours() -> st.SearchStrategy[Quirk | None]:
+    # Index handling is the other axis providers differ on most: none, offset, or
+    # one index shared by every call. Shrinks toward plain 0, 1, 2...
+    return st.none() | st.sampled_from(
+        [NoIndex(), SharedIndex(), IndexOffset(by=1), IndexOffset(by=2)]
+    )
+
+
 def _quirk_options() -> list[tuple[type[Quirk], st.SearchStrategy[Quirk]]]:
     variants = st.sampled_from(["undefined", "extra_brace", "whitespace", "concatenated"])
     targets = st.sampled_from([0, -1])
@@ -160,9 +168,6 @@ def _quirk_options() -> list[tuple[type[Quirk], st.SearchStrategy[Quirk]]]:
         (ChangingId, st.just(ChangingId())),
         (DuplicateIds, st.just(DuplicateIds())),
         (InterleaveCalls, st.just(InterleaveCalls())),
-        (NoIndex, st.just(NoIndex())),
-        (IndexOffset, st.builds(IndexOffset, by=st.integers(1, 2))),
-        (SharedIndex, st.just(SharedIndex())),
         (EmptyStringContinuations, st.just(EmptyStringContinuations())),
     ]
 
@@ -182,9 +187,9 @@ def quirk_sets(
 
     Every list holds one splitter (how arguments are cut) first; it shrinks
     toward ``SplitArgs(pieces=1)``, the arguments in one piece. Packing chunks
-    into shared messages (:class:`PackFragments`) and where ids travel are drawn
-    as separate axes, shrinking toward one chunk per message and the id on the
-    first chunk only.
+    into shared messages (:class:`PackFragments`), where ids travel and how
+    indexes are set are drawn as separate axes, each shrinking toward the
+    OpenAI shape: one chunk per message, the id on the first chunk, index 0, 1, 2.
 
     Args:
         max_size: Most quirks besides the splitter.
@@ -214,9 +219,10 @@ def quirk_sets(
             else st.just([])
         )
         chosen = [draw(_splitters()), *(draw(strategies[n]) for n in sorted(positions))]
-        placement = draw(_id_placements())
-        if placement is not None and (placement.lossless or not lossless_only):
-            chosen.append(placement)
+        for axis in (_id_placements(), _index_behaviours()):
+            value = draw(axis)
+            if value is not None and (value.lossless or not lossless_only):
+                chosen.append(value)
         packing = draw(_packings()) if not lossless_only else None
         return chosen if packing is None else [*chosen, packing]
 

@@ -28,13 +28,10 @@ def test_empty_plans_drop_call_targeting_quirks(stream):
 
 @given(quirk_sets(kinds=["repeat_name"]))
 def test_kinds_restrict_the_quirks(quirks):
-    assert {q.kind for q in quirks} - {
-        "repeat_name",
-        "pack_fragments",
-        "id_on_every_chunk",
-        "late_id",
-        "missing_id",
-    } <= {"split_args", "whole_call", "whole_args", "split_inside_escapes"}
+    axes = {"pack_fragments", "id_on_every_chunk", "late_id", "missing_id"}
+    axes |= {"no_index", "shared_index", "index_offset"}
+    splitters = {"split_args", "whole_call", "whole_args", "split_inside_escapes"}
+    assert {q.kind for q in quirks} <= {"repeat_name"} | axes | splitters
 
 
 def test_strategy_arguments_are_checked():
