@@ -8,6 +8,7 @@ Measured side by side in one run, reported as ratios. Run:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -33,7 +34,8 @@ def main() -> None:
     parser.add_argument("--delta", type=int, default=8)
     parser.add_argument("--pairwise-limit", type=int, default=32_000)
     options = parser.parse_args()
-    print(f"{'chars':>8} {'deltas':>7} {'reference':>10} {'n-ary lc':>10} {'pairwise':>10} {'pairwise/ref':>13}")
+    columns = ("chars", "deltas", "reference", "n-ary lc", "pairwise", "pairwise/ref")
+    print("{:>8} {:>7} {:>10} {:>10} {:>10} {:>13}".format(*columns))
     for chars in options.chars:
         args = json.dumps({"text": "x" * chars})
         deltas = [[tool_call_chunk(name="write", args="", id="c1", index=0)]] + [
@@ -41,10 +43,10 @@ def main() -> None:
             for i in range(0, len(args), options.delta)
         ]
         messages = to_message_chunks(deltas)
-        reference = _timed(lambda: reference_merge(deltas), 3)
-        nary = _timed(lambda: add_ai_message_chunks(messages[0], *messages[1:]), 3)
+        reference = _timed(functools.partial(reference_merge, deltas), 3)
+        nary = _timed(functools.partial(add_ai_message_chunks, messages[0], *messages[1:]), 3)
         if chars <= options.pairwise_limit:
-            pairwise = _timed(lambda: pairwise_merge(deltas), 1)
+            pairwise = _timed(functools.partial(pairwise_merge, deltas), 1)
             ratio = f"{pairwise / reference:>12.1f}x"
             shown = f"{pairwise:>9.3f}s"
         else:

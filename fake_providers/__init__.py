@@ -1,5 +1,24 @@
-"""tooltape.fake_providers: provider dialects and the transports that serve them."""
+"""tooltape.fake_providers: provider dialects and the transports that serve them.
 
+A dialect (``get_dialect("openai_chat")``) renders a plan plus quirks to the exact
+bytes a provider streams, parses bytes back to the deltas that provider's
+LangChain adapter yields, and validates request histories with the provider's
+real errors. A :class:`FakeProvider` scripts turns of one dialect; transports
+serve providers to httpx2 clients (the official SDKs), httpx clients (respx) and
+any client over a real server on 127.0.0.1.
+
+Quirks are named by kind in ``render(..., quirks=[...])``; importing this package
+registers every dialect's EVENTS quirks and the WIRE (framing) quirks.
+"""
+
+from tooltape.fake_providers._anthropic import (
+    AnthropicInputOnBlockStart,
+    AnthropicJsonPadding,
+    AnthropicMessagesDialect,
+    AnthropicNoEmptyPartialJson,
+    AnthropicPingEvents,
+)
+from tooltape.fake_providers._asgi import FakeProviderApp
 from tooltape.fake_providers._dialect import (
     Dialect,
     ProviderEvent,
@@ -7,6 +26,45 @@ from tooltape.fake_providers._dialect import (
     get_dialect,
     register_profile,
 )
+from tooltape.fake_providers._framing import (
+    PEER_CLOSED,
+    AbortedWire,
+    CloseMidEvent,
+    EventsPerRead,
+    SplitReads,
+    SplitUtf8,
+    WireQuirk,
+    apply_wire_quirks,
+)
+from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
+from tooltape.fake_providers._openai_chat import (
+    ChatStreamReading,
+    FirstCallOnRoleChunk,
+    NoLogprobs,
+    NoObfuscation,
+    NoServiceTier,
+    NoUsageChunk,
+    NullContinuationFields,
+    OpenAIChatDialect,
+    ReasoningDeltas,
+    TypeOnEveryChunk,
+    read_chat_stream,
+)
+from tooltape.fake_providers._openai_responses import OpenAIResponsesDialect
+from tooltape.fake_providers._openai_responses_quirks import (
+    DataOnlyFrames,
+    DoneSentinel,
+    EncryptedReasoning,
+    NoArgumentDeltas,
+    NoSequenceNumber,
+    OpenCallsFirst,
+    ResponseFailed,
+    ResponsesNoObfuscation,
+)
+from tooltape.fake_providers._profile import ProfileDialect
+from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, Turn, json_wire
+from tooltape.fake_providers._respx import add_respx_routes, patch_httpx
+from tooltape.fake_providers._server import serve_in_thread
 from tooltape.fake_providers._sse import (
     SSEEvent,
     decode_ndjson,
@@ -14,20 +72,84 @@ from tooltape.fake_providers._sse import (
     encode_ndjson,
     encode_sse,
 )
+from tooltape.fake_providers._sse_quirks import (
+    Comments,
+    DataNoSpace,
+    DropDone,
+    ErrorEnvelope,
+    LineEndings,
+    MultilineData,
+    NoTrailingBlank,
+    RetryBlock,
+    SseFields,
+)
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 
 __all__ = [
+    "AbortedWire",
+    "AnthropicInputOnBlockStart",
+    "AnthropicJsonPadding",
+    "AnthropicMessagesDialect",
+    "AnthropicNoEmptyPartialJson",
+    "AnthropicPingEvents",
+    "ChatStreamReading",
+    "CloseMidEvent",
+    "Comments",
+    "DataNoSpace",
+    "DataOnlyFrames",
     "Dialect",
+    "DoneSentinel",
+    "DropDone",
+    "EncryptedReasoning",
+    "ErrorEnvelope",
+    "EventsPerRead",
+    "FakeProvider",
+    "FakeProviderApp",
+    "FakeTransport",
+    "FirstCallOnRoleChunk",
+    "LineEndings",
+    "MultilineData",
+    "NoArgumentDeltas",
+    "NoLogprobs",
+    "NoObfuscation",
+    "NoSequenceNumber",
+    "NoServiceTier",
+    "NoTrailingBlank",
+    "NoUsageChunk",
+    "NullContinuationFields",
+    "OpenAIChatDialect",
+    "OpenAIResponsesDialect",
+    "OpenCallsFirst",
+    "PEER_CLOSED",
+    "ProfileDialect",
     "ProviderError",
     "ProviderEvent",
     "ProviderRequest",
+    "ProviderRouter",
+    "ReasoningDeltas",
+    "ResponseFailed",
+    "ResponsesNoObfuscation",
+    "RetryBlock",
     "SSEEvent",
+    "SplitReads",
+    "SplitUtf8",
+    "SseFields",
+    "Turn",
+    "TypeOnEveryChunk",
     "Wire",
+    "WireQuirk",
+    "add_respx_routes",
+    "apply_wire_quirks",
     "decode_ndjson",
     "decode_sse",
     "dialect_names",
     "encode_ndjson",
     "encode_sse",
     "get_dialect",
+    "json_wire",
+    "patch_httpx",
+    "patch_httpx2",
+    "read_chat_stream",
     "register_profile",
+    "serve_in_thread",
 ]

@@ -46,12 +46,15 @@ class Dialect(ABC):
         path: the URL path the provider serves (``/v1/chat/completions``).
         framing: ``sse`` or ``ndjson`` (or ``eventstream`` for AWS).
         media_type: the response ``content-type``.
+        stream_flag: whether the body's ``stream`` field selects streaming.
     """
 
     name: ClassVar[str]
     path: ClassVar[str]
     framing: ClassVar[Literal["sse", "ndjson", "eventstream"]] = "sse"
     media_type: ClassVar[str] = "text/event-stream"
+    stream_flag: ClassVar[bool] = False
+    """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -165,5 +168,9 @@ def _load_builtin_dialects() -> None:
         importlib.import_module(module)
 
 
-_BUILTIN_MODULES: tuple[str, ...] = ()
+_BUILTIN_MODULES: tuple[str, ...] = (
+    "tooltape.fake_providers._openai_chat",
+    "tooltape.fake_providers._openai_responses",
+    "tooltape.fake_providers._anthropic",
+)
 """Modules that define the bundled dialects; importing one registers its dialect."""

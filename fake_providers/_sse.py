@@ -37,7 +37,12 @@ class SSEEvent:
 
 def encode_sse(data: str | dict[str, Any], event: str | None = None) -> bytes:
     """Frame one event as OpenAI and Anthropic do: ``event:`` line, ``data:`` line, blank line."""
-    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    # Real providers send non-ASCII as raw UTF-8, not as \u escapes.
+    text = (
+        data
+        if isinstance(data, str)
+        else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    )
     head = f"event: {event}\n" if event is not None else ""
     return f"{head}data: {text}\n\n".encode()
 
@@ -57,7 +62,8 @@ def decode_sse(body: bytes | str, *, flush_at_eof: bool = False) -> list[SSEEven
     data: list[str] = []
     event: str | None = None
     last_id: str | None = None
-    for line in _LINE.split(text):
+    *lines, unterminated = _LINE.split(text)
+    for line in lines:
         if not line:
             if data:
                 events.append(SSEEvent(data="\n".join(data), event=event, id=last_id))
@@ -74,6 +80,8 @@ def decode_sse(body: bytes | str, *, flush_at_eof: bool = False) -> list[SSEEven
             event = value
         elif name == "id" and "\0" not in value:
             last_id = value
+    if flush_at_eof and unterminated.startswith("data"):
+        data.append(unterminated.partition(":")[2].removeprefix(" "))
     if data and flush_at_eof:
         events.append(SSEEvent(data="\n".join(data), event=event, id=last_id))
     return events
@@ -81,7 +89,7 @@ def decode_sse(body: bytes | str, *, flush_at_eof: bool = False) -> list[SSEEven
 
 def encode_ndjson(obj: dict[str, Any]) -> bytes:
     """One JSON object on one line, as Ollama streams."""
-    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
 
 
 def decode_ndjson(body: bytes | str) -> list[Any]:

@@ -1,0 +1,453 @@
+"""The ``anthropic_messages`` dialect: Anthropic Messages streaming (``POST /v1/messages``).
+
+Events, as the live API sends them (QUIRKS.md §4; the recordings in
+``../shared/corpus/anthropic``): ``message_start``; then content blocks, each
+``content_block_start``, ``content_block_delta``..., ``content_block_stop``:
+``thinking`` for ``Plan.reasoning`` (``thinking_delta`` pieces, one
+``signature_delta``), ``text`` for ``text_before``, one ``tool_use`` per call,
+``text`` for ``text_after``; then ``message_delta`` (``stop_reason``, usage) and
+``message_stop``. One ``ping`` follows the first block start. Every event has an
+``event:`` line (anthropic SDK 2.x drops events without one); JSON is compact,
+non-ASCII raw UTF-8. A block's ``index`` is its position in the final
+``content``, so tool_use blocks after thinking or text start at 1 or 2 (A2).
+
+Fragments map to blocks by ``Fragment.call``: a call's block opens at its first
+fragment (``{"type": "tool_use", "id", "name", "input": {}}``), each fragment's
+argument text is one ``input_json_delta`` (the header's ``""`` is the empty
+first ``partial_json`` real streams start with), and the block closes after its
+last fragment. ``Fragment.index`` is unused: the wire index is the block position.
+
+Quirks: the argument-text quirks are expressible (``split_args``,
+``whole_args``, ``whole_call``, ``split_inside_escapes``, ``ascii_escapes``,
+``empty_args`` A1, ``malformed_args`` / ``non_object_args`` A3,
+``truncate_args`` A3/A5, ``cumulative_args``: each ``partial_json`` repeats the
+prefix), and so is ``duplicate_ids``. ``interleave_calls`` is rendered
+faithfully though Anthropic never sends it (Claude on Bedrock does, B3): several
+tool_use blocks stay open and deltas of different indexes alternate. Quirks that
+put the name or id on other chunks or change the index cannot be said here (the
+name and id ride once on the start, the index is the position): they raise
+:class:`~tooltape.harness.TooltapeUsageError` naming quirk and dialect
+(``_INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
+EVENTS quirks (``ping_events``, ``json_padding``, ``no_empty_partial_json``,
+``input_on_block_start``) add pings, the live API's padding, and the A1 and A6 shapes.
+
+Finish: ``tool_calls``/``stop``/``length``/``content_filter`` become
+``tool_use``/``end_turn``/``max_tokens``/``refusal``. ``eof`` ends after the last
+content delta, that block open, with no ``message_delta`` or ``message_stop``
+(A5); ``error`` cuts there too, then sends ``event: error`` ``overloaded_error`` (A4).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from random import Random
+from typing import Any, ClassVar, Literal
+
+from langchain_core.messages.tool import tool_call_chunk
+from pydantic import Field
+
+from tooltape.fake_providers._anthropic_validate import validate_anthropic_request
+from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._sse import encode_sse
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
+
+__all__ = [
+    "AnthropicInputOnBlockStart",
+    "AnthropicMessagesDialect",
+    "AnthropicNoEmptyPartialJson",
+    "AnthropicJsonPadding",
+    "AnthropicPingEvents",
+]
+
+MODEL = "claude-sonnet-4-6"
+"""The model named in ``message_start``."""
+
+_STOP_REASONS = {
+    "tool_calls": "tool_use",
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+_OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+_PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does not compact
+
+_INEXPRESSIBLE = {
+    "split_name": "the name rides whole on content_block_start",
+    "repeat_name": "the name rides once, on content_block_start",
+    "late_name": "the name rides on content_block_start, before any argument",
+    "missing_id": "content_block_start always carries the tool_use id",
+    "late_id": "the id rides on content_block_start, before any argument",
+    "changing_id": "a block has one id, sent once on content_block_start",
+    "id_on_every_chunk": "input_json_delta events carry no id",
+    "empty_string_continuations": "input_json_delta events carry no id or name",
+    "no_index": "every content_block event carries its block index",
+    "shared_index": "the index is the block's position in content, so blocks never share one",
+    "index_offset": "the index is the block's position in content; put text_before or "
+    "reasoning in the plan to offset the tool_use blocks (A2)",
+    "pack_fragments": "each event carries one delta, so there is nothing to pack",
+}
+
+
+# --- EVENTS-stage quirks ----------------------------------------------------------------
+
+
+class AnthropicPingEvents(Quirk):
+    """Send ``ping`` keep-alive events between the other events (S3, §4: "anywhere")."""
+
+    kind: Literal["ping_events"] = "ping_events"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "S3, §4; Anthropic keep-alives"
+    every: int = Field(default=1, ge=1)
+    """A ping after every ``every`` events."""
+
+
+class AnthropicNoEmptyPartialJson(Quirk):
+    """Leave out the empty first ``partial_json`` after a tool_use start (A1).
+
+    With ``empty_args`` an argument-less call then has no ``input_json_delta``
+    at all, the other A1 shape.
+    """
+
+    kind: Literal["no_empty_partial_json"] = "no_empty_partial_json"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "A1, B1; Anthropic and Bedrock argument-less tools"
+
+
+class AnthropicInputOnBlockStart(Quirk):
+    """Put the parsed arguments in ``content_block_start.input`` and send no deltas (A6)."""
+
+    kind: Literal["input_on_block_start"] = "input_on_block_start"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "A6; handled explicitly by langchain-anthropic"
+
+
+class AnthropicJsonPadding(Quirk):
+    """Pad each event's JSON with spaces before its last ``}``, as the live API does.
+
+    Every recording in the corpus carries this padding; ``ping`` is never padded.
+    """
+
+    kind: Literal["json_padding"] = "json_padding"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "§4; every recording in ../shared/corpus/anthropic"
+    max_spaces: int = Field(default=16, ge=1)
+    """The most spaces put into one event."""
+
+
+_EVENT_QUIRKS = (
+    AnthropicPingEvents,
+    AnthropicNoEmptyPartialJson,
+    AnthropicInputOnBlockStart,
+    AnthropicJsonPadding,
+)
+"""This dialect's EVENTS quirks; any other EVENTS quirk is refused."""
+
+
+# --- rendering --------------------------------------------------------------------------
+
+_INPUT_USAGE = {"input_tokens": 472, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+_CACHE = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+_START_USAGE: dict[str, Any] = _INPUT_USAGE | {"cache_creation": _CACHE, "output_tokens": 1}
+_START_USAGE |= {"service_tier": "standard", "inference_geo": "global"}
+_MESSAGE: dict[str, Any] = {"model": MODEL, "type": "message", "role": "assistant", "content": []}
+_MESSAGE |= {"stop_reason": None, "stop_sequence": None, "stop_details": None}
+_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+Event = tuple[str, dict[str, Any]]
+
+
+class _Events:
+    """Builds one stream's events; blocks are numbered in the order they open."""
+
+    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+        self.stream = stream
+        self.kinds = {quirk.kind for quirk in quirks}
+        self.rng = Random(f"{stream.seed}:anthropic_messages")
+        self.out: list[Event] = []
+        self.blocks = 0
+
+    def block_event(self, kind: str, index: int, **fields: Any) -> None:
+        self.out.append((kind, {"type": kind, "index": index, **fields}))
+
+    def open(self, block: dict[str, Any]) -> int:
+        index, self.blocks = self.blocks, self.blocks + 1
+        self.block_event("content_block_start", index, content_block=block)
+        return index
+
+    def delta(self, index: int, kind: str, **fields: Any) -> None:
+        self.block_event("content_block_delta", index, delta={"type": kind, **fields})
+
+    def text_block(self, text: str, kind: Literal["text", "thinking"]) -> None:
+        if not text:
+            return
+        empty = {"thinking": "", "signature": ""} if kind == "thinking" else {"text": ""}
+        index = self.open({"type": kind, **empty})
+        start = 0
+        while start < len(text):
+            end = start + self.rng.randint(3, 16)
+            self.delta(index, f"{kind}_delta", **{kind: text[start:end]})
+            start = end
+        if kind == "thinking":
+            digest = base64.b64encode(hashlib.sha256(text.encode()).digest() * 3).decode()
+            self.delta(index, "signature_delta", signature="Eo" + digest)
+        self.block_event("content_block_stop", index)
+
+    def tool_blocks(self) -> None:
+        fragments = self.stream.fragments
+        last = {fragment.call: n for n, fragment in enumerate(fragments)}
+        on_start = _inputs_on_start(self.stream) if "input_on_block_start" in self.kinds else {}
+        skip_empty = "no_empty_partial_json" in self.kinds
+        blocks: dict[int, int] = {}
+        for n, fragment in enumerate(fragments):
+            first = fragment.call not in blocks
+            if first:
+                block: dict[str, Any] = {"type": "tool_use", "id": fragment.id}
+                block["name"] = fragment.name
+                block |= {"input": on_start.get(fragment.call, {}), "caller": {"type": "direct"}}
+                blocks[fragment.call] = self.open(block)
+            args, index = fragment.args, blocks[fragment.call]
+            if args is not None and not on_start and not (first and skip_empty and args == ""):
+                self.delta(index, "input_json_delta", partial_json=args)
+            if last[fragment.call] == n:
+                self.block_event("content_block_stop", index)
+
+    def build(self) -> list[Event]:
+        plan, stream = self.stream.plan, self.stream
+        message_id = "msg_01" + "".join(self.rng.choice(_ID_ALPHABET) for _ in range(22))
+        message = {**_MESSAGE, "id": message_id, "usage": _START_USAGE}
+        self.out.append(("message_start", {"type": "message_start", "message": message}))
+        self.text_block(plan.reasoning, "thinking")
+        self.text_block(plan.text_before, "text")
+        self.tool_blocks()
+        if stream.truncated_call is None:
+            self.text_block(plan.text_after, "text")
+        if stream.finish in ("eof", "error"):
+            if self.out[-1][0] == "content_block_stop":
+                self.out.pop()  # the connection drops inside the last block
+            if stream.finish == "error":
+                self.out.append(("error", _OVERLOADED))
+            return self.out
+        stop = {"stop_reason": _STOP_REASONS[stream.finish], "stop_sequence": None}
+        delta = {"type": "message_delta", "delta": {**stop, "stop_details": None}}
+        self.out.append(("message_delta", {**delta, "usage": _final_usage(plan)}))
+        self.out.append(("message_stop", {"type": "message_stop"}))
+        return self.out
+
+
+def _final_usage(plan: Plan) -> dict[str, Any]:
+    written = plan.reasoning + plan.text_before + plan.text_after
+    written += "".join(json.dumps(call.args) for call in plan.calls)
+    usage: dict[str, Any] = {**_INPUT_USAGE, "output_tokens": 1 + len(written) // 4}
+    if plan.reasoning:
+        usage["output_tokens_details"] = {"thinking_tokens": 1 + len(plan.reasoning) // 4}
+    return usage
+
+
+def _inputs_on_start(stream: PlannedStream) -> dict[int, Any]:
+    """Each call's whole argument text, parsed, for :class:`AnthropicInputOnBlockStart`."""
+    texts: dict[int, str] = {}
+    for fragment in stream.fragments:
+        texts[fragment.call] = texts.get(fragment.call, "") + (fragment.args or "")
+    inputs = {}
+    for call, text in texts.items():
+        try:
+            value = json.loads(text) if text.strip() else {}
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise TooltapeUsageError(
+                f"quirk input_on_block_start needs whole JSON objects, but call {call} "
+                f"carries {text!r} on the anthropic_messages wire; drop the quirks that break "
+                "the arguments or this one"
+            )
+        inputs[call] = value
+    return inputs
+
+
+def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> None:
+    """Raise for quirks this wire cannot say (the module docstring says why)."""
+    for quirk in event_quirks:
+        if not isinstance(quirk, _EVENT_QUIRKS):
+            kinds = ", ".join(sorted(q.model_fields["kind"].default for q in _EVENT_QUIRKS))
+            raise TooltapeUsageError(
+                f"quirk {quirk} belongs to another dialect; anthropic_messages renders "
+                f"only these EVENTS quirks: {kinds}"
+            )
+    for chunk_quirk in stream.quirks:
+        reason = _INEXPRESSIBLE.get(getattr(chunk_quirk, "kind", ""))
+        if reason:
+            raise TooltapeUsageError(
+                f"quirk {chunk_quirk} cannot be rendered by dialect anthropic_messages: {reason}"
+            )
+    seen: set[int] = set()
+    for fragment in stream.fragments:
+        header = fragment.call not in seen
+        seen.add(fragment.call)
+        if header != (fragment.id is not None) or header != (fragment.name is not None):
+            kinds = ", ".join(str(q) for q in stream.quirks) or "none"
+            raise TooltapeUsageError(
+                f"dialect anthropic_messages sends a call's id and name once, on its first "
+                f"chunk; call {fragment.call} has {fragment!r} (quirks: {kinds})"
+            )
+
+
+def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text[:-1] + " " * rng.randint(1, max_spaces) + "}"
+
+
+# --- parsing ----------------------------------------------------------------------------
+
+_TOOLISH_BLOCKS = ("tool_result", "tool_use", "document", "redacted_thinking")
+"""Block types ChatAnthropic yields a message for at ``content_block_start`` (substrings)."""
+_CONTENT_DELTAS = {
+    f"{k}_delta" for k in ("text", "citations", "thinking", "signature", "compaction")
+}
+
+
+def _sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
+    """The ``(event, data)`` pairs anthropic SDK 2.x's ``Stream`` acts on, in order.
+
+    Its ``SSEDecoder`` splits lines like :func:`decode_sse` but, unlike it, also
+    dispatches a block with an ``event:`` line and no ``data`` (``event: error``
+    alone still raises) and keeps a BOM. Blocks without an ``event:`` line are
+    left out here: the SDK skips them.
+    """
+    event: str | None = None
+    data: list[str] = []
+    for raw in body.splitlines():
+        line = raw.decode("utf-8")
+        if not line:
+            if event:
+                yield event, "\n".join(data)
+            event, data = None, []
+        elif not line.startswith(":"):
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "event":
+                event = value
+            elif field == "data":
+                data.append(value)
+
+
+def _message_for(
+    event: dict[str, Any], open_type: str | None
+) -> tuple[list[Any] | None, str | None]:
+    """ChatAnthropic's message for one event (``None``: none) and the open block's type."""
+    kind, index = event.get("type"), event.get("index")
+    if kind in ("message_start", "message_delta"):
+        return [], open_type
+    if kind == "content_block_start" and isinstance(event.get("content_block"), dict):
+        block = event["content_block"]
+        block_type = str(block.get("type"))
+        if any(toolish in block_type for toolish in _TOOLISH_BLOCKS):
+            if block_type != "tool_use":
+                return [], block_type
+            parsed = block.get("input")
+            args = json.dumps(parsed) if isinstance(parsed, dict) and parsed else ""
+            chunk = tool_call_chunk(
+                name=block.get("name"), args=args, id=block.get("id"), index=index
+            )
+            return [chunk], block_type
+        if block_type == "text":
+            return ([] if block.get("text") else None), block_type
+        if block_type == "thinking":
+            return ([] if block.get("thinking") or block.get("signature") else None), block_type
+        return None, open_type
+    if kind == "content_block_delta" and isinstance(event.get("delta"), dict):
+        delta = event["delta"]
+        if delta.get("type") == "input_json_delta":
+            if open_type != "tool_use":
+                return [], open_type
+            chunk = tool_call_chunk(name=None, args=delta.get("partial_json"), id=None, index=index)
+            return [chunk], open_type
+        return ([] if delta.get("type") in _CONTENT_DELTAS else None), open_type
+    return None, open_type
+
+
+class AnthropicMessagesDialect(Dialect):
+    """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
+
+    name = "anthropic_messages"
+    path = "/v1/messages"
+    stream_flag = True
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The provider events for a planned stream (see the module docstring).
+
+        Raises:
+            TooltapeUsageError: A quirk cannot be said on this wire, or is another
+                dialect's EVENTS quirk.
+        """
+        _check_expressible(stream, quirks)
+        built = _Events(stream, quirks).build()
+        by_kind = {quirk.kind: quirk for quirk in quirks}
+        pings = by_kind.get("ping_events")
+        every = pings.every if isinstance(pings, AnthropicPingEvents) else 0
+        starts = [n for n, (name, _) in enumerate(built) if name == "content_block_start"]
+        first_start = starts[0] if starts else 0
+        padding = by_kind.get("json_padding")
+        rng = Random(f"{stream.seed}:json_padding")
+        events: list[ProviderEvent] = []
+        for n, (name, data) in enumerate(built):
+            if isinstance(padding, AnthropicJsonPadding):
+                events.append(ProviderEvent(_padded(data, rng, padding.max_spaces), name))
+            else:
+                events.append(ProviderEvent(data, name))
+            if n == first_start or (every and (n + 1) % every == 0 and n + 1 < len(built)):
+                events.append(ProviderEvent(_PING, "ping"))
+        return events
+
+    def frame(self, event: ProviderEvent) -> bytes:
+        """One SSE event with compact JSON and raw UTF-8, as the live API frames it."""
+        if isinstance(event.data, str):
+            return encode_sse(event.data, event.event)
+        text = json.dumps(event.data, ensure_ascii=False, separators=(",", ":"))
+        return encode_sse(text, event.event)
+
+    def parse(self, body: bytes) -> Deltas:
+        """The tool-call chunks of each message ``ChatAnthropic.stream`` yields from ``body``.
+
+        One list per ``AIMessageChunk`` of langchain-anthropic 1.7.10 (tools bound,
+        ``stream_usage=True``). A ``tool_use`` start gives ``{index, id, name, args}``
+        (``args``: ``json.dumps(input)`` for a non-empty ``input``, else ``""``); an
+        ``input_json_delta`` gives ``{index, args}`` while the last started block is
+        a ``tool_use`` (after a ``server_tool_use``: an empty list).
+        ``message_start``, ``message_delta``, text/thinking/citation deltas, text or
+        thinking starts that carry text and other tool or result starts give empty
+        lists; ``ping``, stops, ``message_stop``, events with no ``event:`` line and
+        unknown events give nothing. The list ends where the adapter raises: at an
+        ``error`` event, and at a ``message_delta`` with ``context_management``
+        (non-beta SDK types leave it a dict, and ChatAnthropic's ``.model_dump()``
+        on it raises ``AttributeError``; with ``betas`` set it would not). Data that
+        is not JSON raises ``ValueError``, as in the SDK. The empty
+        ``chunk_position="last"`` chunk langchain-core adds when no stop reason came
+        is not the adapter's and is left out.
+        """
+        deltas: Deltas = []
+        open_type: str | None = None
+        for name, data in _sdk_events(body):
+            if name == "error":
+                break
+            if name == "ping" or not data:
+                continue
+            event = json.loads(data)
+            if not isinstance(event, dict):
+                continue
+            if event.get("type") == "message_delta" and event.get("context_management"):
+                break  # non-beta ChatAnthropic crashes here (see the docstring)
+            message, open_type = _message_for(event, open_type)
+            if message is not None:
+                deltas.append(message)
+        return deltas
+
+    def validate(self, request: ProviderRequest) -> ProviderError | None:
+        """Anthropic's 400 for a history with broken tool pairing, else ``None``.
+
+        See :mod:`tooltape.fake_providers._anthropic_validate` for the rules and texts.
+        """
+        return validate_anthropic_request(request)

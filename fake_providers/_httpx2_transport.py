@@ -1,0 +1,122 @@
+"""Serve fake providers to httpx2 clients (the official openai 3.x and anthropic 2.x SDKs).
+
+:class:`FakeTransport` is an httpx2 transport, sync and async in one class like
+``httpx2.MockTransport``: pass it to ``httpx2.Client(transport=...)``. It
+streams each :class:`Wire` read by read, lazily, so the client's decoders see
+the same read boundaries a socket would give them, and a cut body ends with
+the read error httpx2 raises for a dropped connection.
+
+:func:`patch_httpx2` routes every httpx2 client instead, the way vcrpy does:
+it replaces ``HTTPTransport.handle_request`` and
+``AsyncHTTPTransport.handle_async_request`` while the context is open, so
+clients built anywhere inside it (``openai.OpenAI()``, ``ChatOpenAI``) need no
+change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, contextmanager
+from unittest import mock
+
+import httpx2
+
+from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
+from tooltape.fake_providers._wire import ProviderRequest, Wire
+
+__all__ = ["FakeTransport", "patch_httpx2"]
+
+
+class _WireStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """The body of a wire, one read per chunk, then the transport's error if it was cut."""
+
+    def __init__(self, wire: Wire) -> None:
+        self._wire = wire
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._wire.reads
+        if isinstance(self._wire, AbortedWire):
+            raise httpx2.RemoteProtocolError(self._wire.error)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for read in self._wire.reads:
+            yield read
+        if isinstance(self._wire, AbortedWire):
+            raise httpx2.RemoteProtocolError(self._wire.error)
+
+
+def _provider_request(request: httpx2.Request) -> ProviderRequest:
+    return ProviderRequest(
+        method=request.method,
+        path=request.url.path,
+        headers={k.lower(): v for k, v in request.headers.items()},
+        body=request.content,
+        query=dict(request.url.params.items()),
+    )
+
+
+def _response(wire: Wire) -> httpx2.Response:
+    return httpx2.Response(wire.status, headers=list(wire.headers), stream=_WireStream(wire))
+
+
+class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
+    """An httpx2 transport that serves fake providers (sync and async).
+
+    Example:
+        >>> provider = FakeProvider("openai_chat").stream(plan)
+        >>> client = openai.OpenAI(
+        ...     api_key="sk-test", http_client=httpx2.Client(transport=FakeTransport(provider))
+        ... )
+    """
+
+    def __init__(self, *providers: FakeProvider) -> None:
+        """Serve ``providers``, routed by host and path (see :class:`ProviderRouter`)."""
+        self.router = ProviderRouter(providers)
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Answer a sync client's request."""
+        request.read()
+        return _response(self.router.dispatch(_provider_request(request), str(request.url)))
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Answer an async client's request."""
+        await request.aread()
+        return _response(self.router.dispatch(_provider_request(request), str(request.url)))
+
+    def assert_all_played(self) -> None:
+        """Fail when a turn went unplayed, or a request found no route or turn left."""
+        self.router.assert_all_played()
+
+
+@contextmanager
+def patch_httpx2(*providers: FakeProvider) -> Iterator[FakeTransport]:
+    """Route every httpx2 client's requests to ``providers`` while the context is open.
+
+    Requests no provider serves get a 404 naming the routes; nothing reaches
+    the network. Clients given an explicit transport (``MockTransport`` ...)
+    keep it.
+
+    Yields:
+        The transport serving the requests (``.router.unrouted``, ``.assert_all_played()``).
+    """
+    transport = FakeTransport(*providers)
+
+    def handle_request(self: httpx2.HTTPTransport, request: httpx2.Request) -> httpx2.Response:
+        return transport.handle_request(request)
+
+    async def handle_async_request(
+        self: httpx2.AsyncHTTPTransport, request: httpx2.Request
+    ) -> httpx2.Response:
+        return await transport.handle_async_request(request)
+
+    with ExitStack() as stack:
+        stack.enter_context(
+            mock.patch.object(httpx2.HTTPTransport, "handle_request", handle_request)
+        )
+        stack.enter_context(
+            mock.patch.object(
+                httpx2.AsyncHTTPTransport, "handle_async_request", handle_async_request
+            )
+        )
+        yield transport

@@ -1,0 +1,436 @@
+"""OpenAI Chat Completions streaming (``/v1/chat/completions``, SSE): render, parse, validate.
+
+Rendering follows the corpus recordings (QUIRKS.md §1): a role chunk, content
+deltas, ``tool_calls`` deltas (a header with ``index``/``id``/``type``/``function``,
+then ``index`` + ``function.arguments``), an empty delta with ``finish_reason``, the
+usage-only ``choices: []`` chunk, ``data: [DONE]``. Envelope keys and their order
+are those of 2025-2026 OpenAI recordings; EVENTS quirks select older shapes. A
+fragment's fields say what is on the wire: ``None`` omits the key, ``""`` sends it.
+
+Parsing mirrors ``ChatOpenAI.stream()`` (langchain-openai 1.7) without importing
+it: the openai SDK builds chunks with ``construct`` (declared fields absent from
+the JSON read as ``None``: an index-less call gets ``index=None``) and the adapter
+makes one ``AIMessageChunk`` of each chunk's ``choices[0]``. The SDK's SSE decoder
+is not WHATWG's (:func:`~tooltape.fake_providers.decode_sse`); parse follows the SDK:
+a block with only ``event:``/``id:``/``retry:`` dispatches empty data, and as the
+last event id is never reset every blank line after an ``id:`` does too, so
+``json.loads("")`` fails (S2); a byte-order mark is not stripped; ``[DONE]`` ends
+the stream; an object with a truthy ``error`` raises ``APIError`` (T3). An event
+not closed by a blank line is dropped. Where the SDK or adapter raises,
+:func:`read_chat_stream` keeps the deltas yielded before and names the exception.
+The empty ``chunk_position="last"`` chunk ``ChatOpenAI`` ends with is left out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import string
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from random import Random
+from typing import Any, ClassVar, Literal
+
+from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.tool import tool_call_chunk
+
+from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._openai_chat_validate import validate_chat_request
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
+from tooltape.harness._errors import TooltapeUsageError
+
+__all__ = [
+    "ChatEventQuirk",
+    "ChatStreamReading",
+    "FirstCallOnRoleChunk",
+    "NoLogprobs",
+    "NoObfuscation",
+    "NoServiceTier",
+    "NoUsageChunk",
+    "NullContinuationFields",
+    "OpenAIChatDialect",
+    "ReasoningDeltas",
+    "TypeOnEveryChunk",
+    "read_chat_stream",
+]
+
+
+# --- EVENTS quirks ----------------------------------------------------------------------
+
+
+class ChatEventQuirk(Quirk):
+    """Base of the EVENTS quirks the ``openai_chat`` dialect understands."""
+
+    kind: str
+    stage: ClassVar[Stage] = Stage.EVENTS
+
+
+class NoUsageChunk(ChatEventQuirk):
+    """No ``usage`` key and no ``choices: []`` chunk: OpenAI without ``include_usage`` (O2)."""
+
+    kind: Literal["no_usage_chunk"] = "no_usage_chunk"
+    cites: ClassVar[str] = "O2, O3; OpenAI without include_usage, compatible servers"
+
+
+class TypeOnEveryChunk(ChatEventQuirk):
+    """Put ``"type": "function"`` on every tool-call entry, not only on those with an id (V4)."""
+
+    kind: Literal["type_on_every_chunk"] = "type_on_every_chunk"
+    cites: ClassVar[str] = "V4; vLLM, lmdeploy"
+
+
+class NullContinuationFields(ChatEventQuirk):
+    """Send ``"id": null`` and ``"name": null`` instead of leaving the keys out (V1, V4)."""
+
+    kind: Literal["null_continuation_fields"] = "null_continuation_fields"
+    cites: ClassVar[str] = "V1, V4; vLLM, lmdeploy, Writer (corpus)"
+
+
+class FirstCallOnRoleChunk(ChatEventQuirk):
+    """Put the first call on the role chunk and ``usage`` after ``choices`` (gpt-4o-mini, 4.1).
+
+    Newer recordings send the role chunk alone. Applies when a call opens the turn.
+    """
+
+    kind: Literal["first_call_on_role_chunk"] = "first_call_on_role_chunk"
+    cites: ClassVar[str] = "§1; OpenAI recordings 2024-2026 (corpus)"
+    refusal: bool = True
+    """Whether the role chunk also carries ``"refusal": null`` (absent before mid-2024)."""
+
+
+class NoObfuscation(ChatEventQuirk):
+    """Leave out the ``obfuscation`` field (older recordings, ``include_obfuscation: false``)."""
+
+    kind: Literal["no_obfuscation"] = "no_obfuscation"
+    cites: ClassVar[str] = "§1; OpenAI recordings before August 2025 (corpus)"
+
+
+class NoServiceTier(ChatEventQuirk):
+    """Leave out the ``service_tier`` field (older OpenAI recordings, most compatible servers)."""
+
+    kind: Literal["no_service_tier"] = "no_service_tier"
+    cites: ClassVar[str] = "§1; OpenAI recordings of 2024 (corpus), compatible servers"
+
+
+class NoLogprobs(ChatEventQuirk):
+    """Leave out ``logprobs`` from each choice (gpt-5 recordings, Mistral, Gemini compat)."""
+
+    kind: Literal["no_logprobs"] = "no_logprobs"
+    cites: ClassVar[str] = "§1; gpt-5.4 (corpus), §9, §6"
+
+
+class ReasoningDeltas(ChatEventQuirk):
+    """Stream :attr:`Plan.reasoning` first, as DeepSeek's ``reasoning_content`` deltas.
+
+    Ollama and OpenRouter use ``reasoning``. ChatOpenAI ignores both fields.
+    """
+
+    kind: Literal["reasoning_deltas"] = "reasoning_deltas"
+    cites: ClassVar[str] = "§11 DeepSeek, §13 Ollama, §17 OpenRouter (corpus)"
+    field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
+    """The delta key that carries the reasoning text."""
+
+
+# --- rendering --------------------------------------------------------------------------
+
+_ALNUM = string.ascii_letters + string.digits
+_MODEL = "gpt-4o-mini-2024-07-18"
+_CREATED = 1767625745
+_PIECE = re.compile(r"\s*\S+|\s+")
+_SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
+
+
+class _Envelope:
+    """Wraps deltas into chunks with the envelope keys, in the order real recordings use."""
+
+    def __init__(self, seed: int, kinds: dict[str, ChatEventQuirk]) -> None:
+        self.kinds = kinds
+        self.rng = Random(f"{seed}:openai_chat")
+        self.completion_id = "chatcmpl-" + "".join(self.rng.choices(_ALNUM, k=29))
+        self.fingerprint = "fp_" + "".join(self.rng.choices("0123456789abcdef", k=10))
+
+    def chunk(
+        self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None, *, last: bool
+    ) -> dict[str, Any]:
+        """One ``chat.completion.chunk``; ``last`` for the finish and usage chunks."""
+        chunk: dict[str, Any] = {
+            "id": self.completion_id,
+            "object": "chat.completion.chunk",
+            "created": _CREATED,
+            "model": _MODEL,
+        }
+        if "no_service_tier" not in self.kinds:
+            chunk["service_tier"] = "default"
+        chunk["system_fingerprint"] = self.fingerprint
+        with_usage = "no_usage_chunk" not in self.kinds
+        usage_first = not last and "first_call_on_role_chunk" not in self.kinds
+        if with_usage and usage_first:
+            chunk["usage"] = None
+        chunk["choices"] = choices
+        if with_usage and not usage_first:
+            chunk["usage"] = usage
+        if "no_obfuscation" not in self.kinds:
+            length = self.rng.randint(0, 15)
+            chunk["obfuscation"] = "".join(self.rng.choices(_ALNUM, k=length))
+        return chunk
+
+    def choice(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        """The single choice of a chunk."""
+        choice: dict[str, Any] = {"index": 0, "delta": delta}
+        if "no_logprobs" not in self.kinds:
+            choice["logprobs"] = None
+        choice["finish_reason"] = finish
+        return choice
+
+
+def _tool_entry(fragment: Fragment, kinds: dict[str, ChatEventQuirk]) -> dict[str, Any]:
+    """One ``tool_calls`` entry: a key per field the fragment puts on the wire."""
+    nulls = "null_continuation_fields" in kinds
+    entry: dict[str, Any] = {}
+    if fragment.index is not None:
+        entry["index"] = fragment.index
+    if fragment.id is not None or nulls:
+        entry["id"] = fragment.id
+    if fragment.id is not None or "type_on_every_chunk" in kinds:
+        entry["type"] = "function"
+    function: dict[str, Any] = {}
+    if fragment.name is not None or nulls:
+        function["name"] = fragment.name
+    if fragment.args is not None:
+        function["arguments"] = fragment.args
+    entry["function"] = function
+    return entry
+
+
+def _choice_deltas(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[dict[str, Any]]:
+    """The ``delta`` of every chunk before the finish chunk, in wire order."""
+    plan = stream.plan
+    reasoning = kinds.get("reasoning_deltas")
+    field = reasoning.field if isinstance(reasoning, ReasoningDeltas) and plan.reasoning else None
+    role: dict[str, Any] = {"role": "assistant", "content": None}
+    if field:
+        role[field] = ""
+    elif plan.text_before:
+        role.update(content="", refusal=None)
+    deltas = [role]
+    if field:
+        deltas += [{"content": None, field: piece} for piece in _PIECE.findall(plan.reasoning)]
+    deltas += [_content(piece, field) for piece in _PIECE.findall(plan.text_before)]
+    messages = [{"tool_calls": [_tool_entry(f, kinds) for f in m]} for m in stream.messages]
+    on_role = kinds.get("first_call_on_role_chunk")
+    if isinstance(on_role, FirstCallOnRoleChunk) and messages and len(deltas) == 1:
+        role.update(messages.pop(0))
+        if on_role.refusal:
+            role["refusal"] = None
+    deltas += messages
+    if stream.finish not in ("eof", "error"):
+        deltas += [_content(piece, field) for piece in _PIECE.findall(plan.text_after)]
+    return deltas
+
+
+def _content(piece: str, reasoning_field: str | None) -> dict[str, Any]:
+    return {"content": piece, reasoning_field: None} if reasoning_field else {"content": piece}
+
+
+def _usage(completion_tokens: int) -> dict[str, Any]:
+    details = ("reasoning", "audio", "accepted_prediction", "rejected_prediction")
+    return {
+        "prompt_tokens": 75,
+        "completion_tokens": completion_tokens,
+        "total_tokens": 75 + completion_tokens,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {f"{name}_tokens": 0 for name in details},
+    }
+
+
+# --- parsing ----------------------------------------------------------------------------
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class ChatStreamReading:
+    """What ``ChatOpenAI.stream()`` makes of a body: its deltas and how it ended."""
+
+    deltas: Deltas
+    """One list per yielded ``AIMessageChunk`` (the final ``chunk_position="last"`` left out)."""
+    error: str | None = None
+    """``"<ExceptionName>: <detail>"`` when the SDK or the adapter raises after ``deltas``."""
+
+
+class _StreamAPIError(Exception):
+    """Stands for ``openai.APIError``, raised by the SDK on an ``error`` object."""
+
+
+def read_chat_stream(body: bytes) -> ChatStreamReading:
+    """Read a Chat Completions SSE body the way openai-python and ``ChatOpenAI`` do.
+
+    Args:
+        body: The raw response body.
+
+    Returns:
+        The deltas yielded and, if the stream raised, the exception's name and detail.
+    """
+    deltas: Deltas = []
+    human = [False]
+    try:
+        for event, data in _sdk_events(body):
+            if data.startswith("[DONE]"):
+                break
+            payload = json.loads(data)
+            if event and event.startswith("thread."):
+                deltas.append([])  # wrapped as {"data", "event"}: a chunk without choices
+                continue
+            if isinstance(payload, dict) and payload.get("error"):
+                raise _StreamAPIError(_stream_error_message(payload["error"]))
+            if not isinstance(payload, dict):
+                raise AttributeError(
+                    f"'{type(payload).__name__}' object has no attribute 'model_dump'"
+                )
+            delta = _adapter_delta(payload, human)
+            if delta is not None:
+                deltas.append(delta)
+    except _StreamAPIError as error:
+        return ChatStreamReading(deltas, f"APIError: {error}")
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        return ChatStreamReading(deltas, f"{type(error).__name__}: {error}")
+    return ChatStreamReading(deltas)
+
+
+def _sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
+    """``(event, data)`` pairs exactly as openai-python's ``SSEDecoder`` dispatches them."""
+    event: str | None = None
+    data: list[str] = []
+    last_id: str | None = None
+    retry: int | None = None
+    *lines, unterminated = _LINE_END.split(body)
+    for raw in lines:
+        line = raw.decode("utf-8")
+        if not line:
+            if event or data or last_id or retry is not None:
+                yield event, "\n".join(data)
+                event, data, retry = None, [], None
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+        elif name == "id" and "\0" not in value:
+            last_id = value
+        elif name == "retry":
+            with contextlib.suppress(ValueError):
+                retry = int(value)
+    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises
+
+
+def _stream_error_message(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) and message else "An error occurred during streaming"
+
+
+def _sdk_get(value: Any, key: str) -> Any:
+    """``value[key]`` after the SDK filled declared-but-absent fields of objects with ``None``."""
+    return value.get(key) if isinstance(value, dict) else value[key]
+
+
+def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
+    """``ChatOpenAI``'s conversion of one SDK chunk (``None``: the adapter skips it).
+
+    The expressions are the adapter's own, so a malformed chunk raises where it does.
+    """
+    if chunk.get("type") == "content.delta":
+        return None
+    usage = chunk.get("usage")
+    choices = chunk.get("choices", []) or chunk.get("chunk", {}).get("choices", [])
+    if usage:
+        usage.get("prompt_tokens")  # _create_usage_metadata reads it: non-objects raise
+    if len(choices) == 0:
+        return []
+    delta = _sdk_get(choices[0], "delta")
+    if delta is None:
+        return None
+    content = delta.get("content") or ""
+    if delta.get("function_call"):
+        dict(delta["function_call"])
+    chunks = []
+    if raw_tool_calls := delta.get("tool_calls"):
+        chunks = [
+            tool_call_chunk(
+                name=_sdk_get(rtc, "function").get("name"),
+                args=_sdk_get(rtc, "function").get("arguments"),
+                id=rtc.get("id"),
+                index=_sdk_get(rtc, "index"),
+            )
+            for rtc in raw_tool_calls
+        ]
+    if delta.get("role") == "user" or human[0]:
+        human[0] = True  # a HumanMessageChunk, and the default class for every later chunk
+        return []
+    message = AIMessageChunk(content=content, id=delta.get("id"), tool_call_chunks=chunks)
+    return list(message.tool_call_chunks)
+
+
+# --- the dialect ------------------------------------------------------------------------
+
+
+class OpenAIChatDialect(Dialect):
+    """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
+
+    name = "openai_chat"
+    path = "/v1/chat/completions"
+    stream_flag = True
+    framing = "sse"
+    media_type = "text/event-stream; charset=utf-8"
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """Chunks for the planned stream: role, text, tool calls, finish, usage, ``[DONE]``.
+
+        Finish ``eof`` stops after the last fragment; ``error`` sends an error object
+        inside the 200 stream (T3) instead of the finish chunk.
+
+        Raises:
+            TooltapeUsageError: A quirk is an EVENTS quirk of another dialect.
+        """
+        kinds = _event_quirks(quirks)
+        envelope = _Envelope(stream.seed, kinds)
+        deltas = _choice_deltas(stream, kinds)
+        events = [ProviderEvent(envelope.chunk([envelope.choice(d)], last=False)) for d in deltas]
+        if stream.finish == "eof":
+            return events
+        if stream.finish == "error":
+            error = {"message": _SERVER_ERROR, "type": "server_error", "param": None, "code": None}
+            return [*events, ProviderEvent({"error": error}), ProviderEvent("[DONE]")]
+        finish = envelope.choice({}, stream.finish)
+        events.append(ProviderEvent(envelope.chunk([finish], None, last=True)))
+        if "no_usage_chunk" not in kinds:
+            usage = _usage(len(deltas))
+            events.append(ProviderEvent(envelope.chunk([], usage, last=True)))
+        return [*events, ProviderEvent("[DONE]")]
+
+    def parse(self, body: bytes) -> Deltas:
+        """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
+
+        Use :func:`read_chat_stream` to learn whether, and how, the stream raised.
+        """
+        return read_chat_stream(body).deltas
+
+    def validate(self, request: ProviderRequest) -> ProviderError | None:
+        """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""
+        return validate_chat_request(request)
+
+
+def _event_quirks(quirks: Sequence[Quirk]) -> dict[str, ChatEventQuirk]:
+    foreign = [q.kind for q in quirks if not isinstance(q, ChatEventQuirk)]
+    if foreign:
+        known = sorted(c.model_fields["kind"].default for c in ChatEventQuirk.__subclasses__())
+        raise TooltapeUsageError(
+            f"event quirk(s) {', '.join(foreign)} do not apply to the openai_chat dialect; "
+            f"its event quirks are: {', '.join(known)}"
+        )
+    return {q.kind: q for q in quirks if isinstance(q, ChatEventQuirk)}

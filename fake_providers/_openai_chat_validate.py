@@ -1,0 +1,147 @@
+"""What OpenAI Chat Completions answers to a request whose tool-call history is broken.
+
+The texts and the error body are the real API's (QUIRKS.md §H, OpenAI rows):
+``{"error": {"message", "type": "invalid_request_error", "param", "code"}}`` with
+status 400. Checks run in the API's order: field validation first (the first bad
+id wins), then the pairing walk over the history.
+
+* a dangling call: ``An assistant message with 'tool_calls' must be followed by
+  tool messages responding to each 'tool_call_id'. The following tool_call_ids did
+  not have response messages: call_…`` with ``param`` ``messages.[N].role``, N the
+  first message after the tool messages (``messages`` when the history ends there);
+* an orphan result, or one answering an id the previous assistant message did not
+  call: ``Invalid parameter: messages with role 'tool' must be a response to a
+  preceeding message with 'tool_calls'.`` (the API's spelling);
+* the same id answered twice: ``Invalid parameter: Duplicate value for
+  'tool_call_id' of 'call_…', in messages[I] and messages[J].``
+  (https://github.com/agno-agi/agno/issues/5116). Duplicate ids inside one
+  ``tool_calls`` array are accepted when each is answered once;
+* a missing, null or empty id: OpenAI's schema errors (``missing_required_parameter``,
+  ``invalid_type``, ``empty_string``). The empty-string text is OpenAI's generic
+  one, as seen for ``messages[N].tool_calls[0].function.name``
+  (https://github.com/continuedev/continue/issues/9784).
+
+The ``param`` of a dangling call at the end of the history and the orphan reading
+of an unknown id are inferred, not captured.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+
+__all__ = ["validate_chat_request"]
+
+_DANGLING = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+_ORPHAN = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'."
+)
+_DUPLICATE = (
+    "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}', "
+    "in messages[{first}] and messages[{second}]."
+)
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a decimal", list: "an array"}
+
+
+def validate_chat_request(request: ProviderRequest) -> ProviderError | None:
+    """OpenAI's 400 for a broken tool-call history in a Chat Completions request.
+
+    Args:
+        request: The request as the fake provider received it.
+
+    Returns:
+        ``None`` when the history is fine (or is not a Chat Completions body at
+        all), else the status and body the real API sends.
+    """
+    try:
+        body = request.json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return None
+    messages: list[Any] = body["messages"]
+    return _field_error(messages) or _pairing_error(messages)
+
+
+def _error(message: str, param: str | None, code: str | None = None) -> ProviderError:
+    error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+    return ProviderError(status=400, body={"error": error})
+
+
+def _field_error(messages: list[Any]) -> ProviderError | None:
+    for n, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "tool":
+            if problem := _id_problem(message, "tool_call_id", f"messages[{n}].tool_call_id"):
+                return problem
+        elif message.get("role") == "assistant" and "tool_calls" in message:
+            calls = message["tool_calls"]
+            if calls == []:
+                path = f"messages[{n}].tool_calls"
+                return _error(
+                    f"Invalid '{path}': empty array. Expected an array with minimum length 1, "
+                    "but got an empty array instead.",
+                    path,
+                    "empty_array",
+                )
+            for m, call in enumerate(calls if isinstance(calls, list) else []):
+                path = f"messages[{n}].tool_calls[{m}].id"
+                if isinstance(call, dict) and (problem := _id_problem(call, "id", path)):
+                    return problem
+    return None
+
+
+def _id_problem(holder: dict[str, Any], key: str, path: str) -> ProviderError | None:
+    if key not in holder:
+        return _error(f"Missing required parameter: '{path}'.", path, "missing_required_parameter")
+    value = holder[key]
+    if value == "":
+        return _error(
+            f"Invalid '{path}': empty string. Expected a string with minimum length 1, "
+            "but got an empty string instead.",
+            path,
+            "empty_string",
+        )
+    if not isinstance(value, str):
+        got = "null" if value is None else _TYPE_NAMES.get(type(value), "an object")
+        return _error(
+            f"Invalid type for '{path}': expected a string, but got {got} instead.",
+            path,
+            "invalid_type",
+        )
+    return None
+
+
+def _pairing_error(messages: list[Any]) -> ProviderError | None:
+    called: list[Any] | None = None  # ids of the open assistant message's tool_calls
+    answered: dict[Any, int] = {}
+    for n, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if called is None or call_id not in called:
+                return _error(_ORPHAN, f"messages.[{n}].role")
+            if call_id in answered:
+                text = _DUPLICATE.format(id=call_id, first=answered[call_id], second=n)
+                return _error(text, f"messages.[{n}].tool_call_id")
+            answered[call_id] = n
+            continue
+        if called is not None and (dangling := _unanswered(called, answered)):
+            return _error(_DANGLING.format(ids=dangling), f"messages.[{n}].role")
+        called, answered = None, {}
+        if role == "assistant" and message.get("tool_calls"):
+            called = [c.get("id") for c in message["tool_calls"] if isinstance(c, dict)]
+    if called is not None and (dangling := _unanswered(called, answered)):
+        return _error(_DANGLING.format(ids=dangling), "messages")
+    return None
+
+
+def _unanswered(called: list[Any], answered: dict[Any, int]) -> str:
+    missing = [call_id for call_id in dict.fromkeys(called) if call_id not in answered]
+    return ", ".join(str(call_id) for call_id in missing)

@@ -1,0 +1,334 @@
+"""The OpenAI Responses API dialect (``/v1/responses``): SSE frames with ``event:`` lines.
+
+Rendering follows the event types, field sets and ordering of real OpenAI
+recordings (QUIRKS.md §2, ``../shared/corpus/openai``): ``response.created``,
+``response.in_progress``, then one output item each for the reasoning
+summary, the text before the calls, every call and the text after them
+(``output_item.added``, the item's deltas, its ``.done`` events), then
+``response.completed`` with the whole response and its usage. Every event
+carries ``type`` and an increasing ``sequence_number``; deltas carry the
+random ``obfuscation`` padding OpenAI adds. There is no ``[DONE]``.
+
+A function call item has two ids: the item id ``fc_…`` (``item_id`` on its
+delta events) and ``call_id``, the planned call's id. Fragments map to items
+by :attr:`Fragment.call`: a call's first fragment opens its item (with the
+name, the ``call_id`` and, for ``whole_call``, the arguments), the others
+become ``function_call_arguments.delta`` events, and the item closes after
+its last fragment. So ``interleave_calls`` interleaves deltas of different
+``output_index`` (RS2), ``missing_id`` drops ``call_id`` from the items and
+``cumulative_args`` repeats prefixes in the deltas while ``.done`` keeps the
+text a client should end with. Quirks this wire cannot express are refused
+(:mod:`tooltape.fake_providers._openai_responses_quirks`).
+
+Finishes: ``tool_calls`` and ``stop`` end with ``response.completed``;
+``length`` and ``content_filter`` with ``response.incomplete`` (a call cut by
+``truncate_args`` is closed with status ``incomplete`` and no
+``function_call_arguments.done``); ``eof`` stops right after the event of the
+last fragment; ``error`` sends an ``error`` event there, or ``response.failed``
+with the ``response_failed`` quirk.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import string
+from collections.abc import Sequence
+from random import Random
+from typing import Any
+
+from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._openai_responses_parse import parse_responses_body
+from tooltape.fake_providers._openai_responses_quirks import DIALECT, check_quirks
+from tooltape.fake_providers._openai_responses_validate import validate_responses_request
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.harness import PlannedStream, Quirk
+from tooltape.harness._fragments import Fragment
+
+__all__ = ["OpenAIResponsesDialect"]
+
+MODEL = "gpt-4.1-2025-04-14"
+SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
+
+_WORD = re.compile(r"\s*\S+\s*|\s+")
+_ALNUM = string.ascii_letters + string.digits
+_ARGS_DELTA = "response.function_call_arguments.delta"
+_ADDED = "response.output_item.added"
+_DONE = "response.output_item.done"
+
+
+class OpenAIResponsesDialect(Dialect):
+    """OpenAI's Responses API, streamed (``client.responses.create(stream=True)``).
+
+    ``parse`` mirrors ``ChatOpenAI(use_responses_api=True)`` of langchain-openai
+    1.7 with its default ``output_version``; ``validate`` answers broken
+    function-call pairing with the API's real 400s.
+    """
+
+    name = DIALECT
+    path = "/v1/responses"
+    stream_flag = True
+    media_type = "text/event-stream; charset=utf-8"
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The Responses events for a planned stream, EVENTS quirks applied.
+
+        Raises:
+            TooltapeUsageError: A quirk this wire cannot express, or an event
+                quirk of another dialect.
+        """
+        kinds = check_quirks(stream.quirks, quirks)
+        return _Renderer(stream, kinds).render()
+
+    def parse(self, body: bytes) -> list[list[Any]]:
+        """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
+
+        One list per ``AIMessageChunk`` of ``model.stream(...)``, including the
+        empty ``chunk_position="last"`` message langchain-core appends when the
+        stream ends without ``response.completed``/``response.incomplete``.
+        Where the SDK or the adapter raises (an ``error`` event,
+        ``response.failed``, bad JSON), the deltas are the messages yielded
+        before the exception.
+        """
+        return parse_responses_body(body)
+
+    def validate(self, request: ProviderRequest) -> ProviderError | None:
+        """The Responses API's 400 for a function call without output, or an orphan output."""
+        return validate_responses_request(request)
+
+
+class _Renderer:
+    """Builds one stream's events: the items in wire order, then the terminal event."""
+
+    def __init__(self, stream: PlannedStream, kinds: set[str]) -> None:
+        self.stream, self.plan, self.kinds = stream, stream.plan, kinds
+        self.rng = Random(f"{stream.seed}:{DIALECT}")
+        self.response_id = "resp_" + self._hex()
+        self.created_at = 1_760_000_000 + self.rng.randrange(10_000_000)
+        self.events: list[tuple[dict[str, Any], bool]] = []  # (event, carries a fragment)
+        self.final_items: dict[int, dict[str, Any]] = {}
+        self.next_output_index = 0
+
+    def _hex(self) -> str:
+        return f"{self.rng.getrandbits(200):050x}"
+
+    def _emit(self, type_: str, fragment: bool = False, **fields: Any) -> None:
+        self.events.append(({"type": type_, **fields}, fragment))
+
+    def _delta(self, type_: str, text: str, **fields: Any) -> None:
+        # OpenAI pads each delta's UTF-8 length to a multiple of 16 (seen in the corpus).
+        pad = 16 - len(text.encode()) % 16
+        obfuscation = "".join(self.rng.choice(_ALNUM) for _ in range(pad))
+        self._emit(type_, True, delta=text, obfuscation=obfuscation, **fields)
+
+    def _open(self, item: dict[str, Any], fragment: bool = False) -> int:
+        output_index = self.next_output_index
+        self.next_output_index += 1
+        self._emit(_ADDED, fragment, item=item, output_index=output_index)
+        return output_index
+
+    def _close(self, output_index: int, item: dict[str, Any]) -> None:
+        self.final_items[output_index] = item
+        self._emit(_DONE, item=item, output_index=output_index)
+
+    # -- items ------------------------------------------------------------------------
+
+    def _reasoning(self, text: str) -> None:
+        item_id = "rs_" + self._hex()
+        if "encrypted_reasoning" in self.kinds:
+            sealed = base64.urlsafe_b64encode(text.encode()).decode()
+            item = {"id": item_id, "type": "reasoning", "summary": []}
+            at = self._open({**item, "encrypted_content": "gAAAAAB" + sealed[:8]})
+            self._close(at, {**item, "encrypted_content": "gAAAAAB" + sealed})
+            return
+        at = self._open({"id": item_id, "type": "reasoning", "summary": []})
+        where: dict[str, Any] = {"item_id": item_id, "output_index": at, "summary_index": 0}
+        part = {"type": "summary_text", "text": ""}
+        self._emit("response.reasoning_summary_part.added", part=part, **where)
+        for piece in _WORD.findall(text):
+            self._delta("response.reasoning_summary_text.delta", piece, **where)
+        self._emit("response.reasoning_summary_text.done", text=text, **where)
+        self._emit("response.reasoning_summary_part.done", part={**part, "text": text}, **where)
+        summary = [{"type": "summary_text", "text": text}]
+        self._close(at, {"id": item_id, "type": "reasoning", "summary": summary})
+
+    def _message(self, text: str) -> None:
+        item_id = "msg_" + self._hex()
+        item = {"id": item_id, "type": "message", "status": "in_progress", "content": []}
+        at = self._open({**item, "role": "assistant"})
+        where: dict[str, Any] = {"content_index": 0, "item_id": item_id, "output_index": at}
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+        self._emit("response.content_part.added", part=part, **where)
+        for piece in _WORD.findall(text):
+            self._delta("response.output_text.delta", piece, logprobs=[], **where)
+        self._emit("response.output_text.done", logprobs=[], text=text, **where)
+        self._emit("response.content_part.done", part={**part, "text": text}, **where)
+        done = {**item, "status": "completed", "content": [{**part, "text": text}]}
+        self._close(at, {**done, "role": "assistant"})
+
+    def _calls(self) -> None:
+        fragments = self.stream.fragments
+        last_of = {fragment.call: n for n, fragment in enumerate(fragments)}
+        opened: dict[int, tuple[int, dict[str, Any]]] = {}
+        sent: dict[int, list[str]] = {}
+        for n, fragment in enumerate(fragments):
+            if fragment.call not in opened:
+                opened[fragment.call] = self._open_call(fragment)
+                sent[fragment.call] = [fragment.args or ""]
+            elif fragment.args:
+                at, item = opened[fragment.call]
+                sent[fragment.call].append(fragment.args)
+                self._delta(_ARGS_DELTA, fragment.args, item_id=item["id"], output_index=at)
+            if last_of[fragment.call] == n:
+                self._close_call(*opened[fragment.call], sent[fragment.call], fragment.call)
+
+    def _open_call(self, header: Fragment) -> tuple[int, dict[str, Any]]:
+        item: dict[str, Any] = {"id": "fc_" + self._hex(), "type": "function_call"}
+        item.update(status="in_progress", arguments=header.args or "")
+        if header.id is not None:
+            item["call_id"] = header.id
+        item["name"] = header.name
+        return self._open(item, fragment=True), item
+
+    def _close_call(self, at: int, item: dict[str, Any], sent: list[str], call: int) -> None:
+        cumulative = any(getattr(q, "kind", None) == "cumulative_args" for q in self.stream.quirks)
+        arguments = sent[-1] if cumulative else "".join(sent)
+        if call == self.stream.truncated_call:
+            self._close(at, {**item, "status": "incomplete", "arguments": arguments})
+            return
+        self._emit(
+            "response.function_call_arguments.done",
+            arguments=arguments,
+            item_id=item["id"],
+            output_index=at,
+        )
+        self._close(at, {**item, "status": "completed", "arguments": arguments})
+
+    # -- the whole stream -------------------------------------------------------------
+
+    def render(self) -> list[ProviderEvent]:
+        """Every event of the stream, ready to frame."""
+        self._emit("response.created", response=self._response("in_progress", output=[]))
+        self._emit("response.in_progress", response=self._response("in_progress", output=[]))
+        if self.plan.reasoning:
+            self._reasoning(self.plan.reasoning)
+        if self.plan.text_before:
+            self._message(self.plan.text_before)
+        self._calls()
+        if self.plan.text_after and self.stream.truncated_call is None:
+            self._message(self.plan.text_after)
+        if "no_argument_deltas" in self.kinds:
+            self.events = [e for e in self.events if e[0]["type"] != _ARGS_DELTA]
+        if "open_calls_first" in self.kinds:
+            self._open_calls_first()
+        self._finish()
+        return self._provider_events()
+
+    def _open_calls_first(self) -> None:
+        opens = [e for e in self.events if _opens_call(e[0])]
+        if opens:
+            first = self.events.index(opens[0])
+            rest = [e for e in self.events[first:] if not _opens_call(e[0])]
+            self.events = self.events[:first] + opens + rest
+
+    def _finish(self) -> None:
+        finish = self.stream.finish
+        if finish in ("eof", "error"):
+            last = max((n for n, (_, fragment) in enumerate(self.events) if fragment), default=1)
+            self.events = self.events[: last + 1]
+            done = (e for e, _ in self.events if e["type"] == _DONE)
+            self.final_items = {e["output_index"]: e["item"] for e in done}
+        if finish == "error" and "response_failed" in self.kinds:
+            error = {"code": "server_error", "message": SERVER_ERROR}
+            self._emit("response.failed", response=self._response("failed", error=error))
+        elif finish == "error":
+            self._emit("error", code="server_error", message=SERVER_ERROR, param=None)
+        elif finish in ("length", "content_filter"):
+            details = {"reason": "max_output_tokens" if finish == "length" else "content_filter"}
+            response = self._response("incomplete", incomplete_details=details, usage=self._usage())
+            self._emit("response.incomplete", response=response)
+        elif finish != "eof":
+            response = self._response(
+                "completed", completed_at=self.created_at + 1, usage=self._usage()
+            )
+            self._emit("response.completed", response=response)
+
+    def _response(self, status: str, **fields: Any) -> dict[str, Any]:
+        output = [self.final_items[n] for n in sorted(self.final_items)]
+        return _response_object(
+            self.response_id, self.created_at, status, **{"output": output, **fields}
+        )
+
+    def _usage(self) -> dict[str, Any]:
+        output_tokens = sum(1 for _, fragment in self.events if fragment)
+        reasoning_tokens = len(_WORD.findall(self.plan.reasoning))
+        return {
+            "input_tokens": 42,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            "total_tokens": 42 + output_tokens,
+        }
+
+    def _provider_events(self) -> list[ProviderEvent]:
+        provider_events = []
+        for number, (event, _) in enumerate(self.events):
+            fields = {k: v for k, v in event.items() if k != "type"}
+            if "no_sequence_number" not in self.kinds:
+                fields["sequence_number"] = number
+            if "responses_no_obfuscation" in self.kinds:
+                fields.pop("obfuscation", None)
+            # 2026 recordings: `type` first, the other fields in alphabetical order.
+            data = {"type": event["type"], **dict(sorted(fields.items()))}
+            sse_event = None if "responses_data_only" in self.kinds else event["type"]
+            provider_events.append(ProviderEvent(data, sse_event))
+        if "responses_done_sentinel" in self.kinds:
+            provider_events.append(ProviderEvent("[DONE]"))
+        return provider_events
+
+
+def _opens_call(event: dict[str, Any]) -> bool:
+    return event["type"] == _ADDED and bool(event["item"]["type"] == "function_call")
+
+
+def _response_object(
+    response_id: str, created_at: int, status: str, **fields: Any
+) -> dict[str, Any]:
+    """A Response object with the field set of 2026 OpenAI recordings."""
+    response: dict[str, Any] = {
+        "id": response_id,
+        "object": "response",
+        "created_at": created_at,
+        "status": status,
+        "background": False,
+        "completed_at": None,
+        "error": None,
+        "frequency_penalty": 0.0,
+        "incomplete_details": None,
+        "instructions": None,
+        "max_output_tokens": None,
+        "max_tool_calls": None,
+        "model": MODEL,
+        "output": [],
+        "parallel_tool_calls": True,
+        "presence_penalty": 0.0,
+        "previous_response_id": None,
+        "prompt_cache_key": None,
+        "prompt_cache_retention": None,
+        "reasoning": {"effort": None, "summary": None},
+        "safety_identifier": None,
+        "service_tier": "default",
+        "store": True,
+        "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"},
+        "tool_choice": "auto",
+        "tools": [],
+        "top_logprobs": 0,
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "usage": None,
+        "user": None,
+        "metadata": {},
+    }
+    response.update(fields)
+    return response

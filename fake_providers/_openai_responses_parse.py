@@ -1,0 +1,229 @@
+"""Responses API bytes -> the tool-call chunks ``ChatOpenAI(use_responses_api=True)`` yields.
+
+A faithful re-statement, without importing either library, of two pieces of
+code: openai-python's SSE decoder and stream loop (``openai/_streaming.py``:
+``[DONE]`` ends the stream, a payload with a truthy ``error`` key raises
+``APIError``, bad JSON raises), and langchain-openai 1.7's
+``_convert_responses_chunk_to_generation_chunk`` with its default
+``output_version``: which event yields a message, which yields tool-call
+chunks, and how ``index`` advances. Two rules of that function make the
+Responses quirks visible (QUIRKS RS1, RS2):
+
+* a function call yields tool-call chunks only from ``output_item.added``
+  (name, ``call_id``, the item's ``arguments``) and from
+  ``function_call_arguments.delta`` (arguments alone);
+  ``function_call_arguments.done`` and its ``output_item.done`` yield nothing
+  (a ``custom_tool_call`` yields one chunk, from its ``output_item.done``);
+* the chunk ``index`` grows by one whenever the event's ``output_index`` (or,
+  for text, its ``content_index``) differs from the previous indexed event's,
+  so interleaved items split into several chunk indexes.
+
+langchain-core appends an empty ``chunk_position="last"`` message when the
+adapter's last message is not marked last (no ``response.completed`` or
+``response.incomplete``); the deltas include it, so they equal
+``[m.tool_call_chunks for m in model.stream(...)]`` exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from langchain_core.messages import ToolCallChunk
+from langchain_core.messages.tool import tool_call_chunk
+
+__all__ = ["parse_responses_body"]
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+# Output items whose `done` event langchain-openai turns into a content block.
+_BUILTIN_TOOL_ITEMS = frozenset(
+    {
+        "compaction",
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "code_interpreter_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "image_generation_call",
+        "tool_search_call",
+        "tool_search_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+    }
+)
+_TEXT_EVENTS = frozenset(
+    {
+        "response.output_text.delta",
+        "response.output_text.annotation.added",
+        "response.output_text.done",
+    }
+)
+_SUMMARY_EVENTS = frozenset(
+    {"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta"}
+)
+
+
+class _AdapterRaises(Exception):
+    """The SDK or the adapter raises on this event; the stream ends with an exception."""
+
+
+def parse_responses_body(body: bytes) -> list[list[ToolCallChunk]]:
+    """The tool-call chunks of every message ``ChatOpenAI.stream`` yields from ``body``."""
+    cursor = _Cursor()
+    deltas: list[list[ToolCallChunk]] = []
+    last = False
+    try:
+        for data in _sdk_payloads(body):
+            converted = cursor.convert(data)
+            if converted is not None:
+                chunks, last = converted
+                deltas.append(chunks)
+    except _AdapterRaises:
+        return deltas
+    if deltas and not last:
+        deltas.append([])
+    return deltas
+
+
+def _sdk_payloads(body: bytes) -> Iterator[Any]:
+    """The payloads openai-python's ``Stream`` hands over, raising where it raises."""
+    event: str | None = None
+    data: list[str] = []
+    last_id: str | None = None
+    retry: int | None = None
+    for raw_line in _LINE_END.split(body)[:-1]:  # an unterminated last line never dispatches
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _AdapterRaises from error
+        if not line:
+            if not event and not data and not last_id and retry is None:
+                continue
+            payload = "\n".join(data)
+            event, data, retry = None, [], None
+            if payload.startswith("[DONE]"):
+                return
+            try:
+                decoded = json.loads(payload)
+            except ValueError as error:
+                raise _AdapterRaises from error
+            if isinstance(decoded, dict) and decoded.get("error"):
+                raise _AdapterRaises  # APIError
+            yield decoded
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+        elif name == "id" and "\0" not in value:
+            last_id = value
+        elif name == "retry":
+            with contextlib.suppress(ValueError):
+                retry = int(value)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """An SDK model's fields; accessing one on ``None`` or a non-object raises."""
+    if not isinstance(value, dict):
+        raise _AdapterRaises
+    return value
+
+
+class _Cursor:
+    """langchain-openai's running indexes across one stream."""
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.output_index: Any = -1
+        self.sub_index: Any = -1
+        self.item_output_indices: dict[Any, Any] = {}
+        self.item_id: Any = None
+
+    def _advance(self, output_index: Any, sub_index: Any = None) -> None:
+        if self.item_id is not None and self.item_id in self.item_output_indices:
+            output_index = self.item_output_indices[self.item_id]
+        if sub_index is None:
+            if self.output_index != output_index:
+                self.index += 1
+        else:
+            if self.output_index != output_index or self.sub_index != sub_index:
+                self.index += 1
+            self.sub_index = sub_index
+        self.output_index = output_index
+
+    def _chunk(self, name: Any, args: Any, call_id: Any) -> ToolCallChunk:
+        return tool_call_chunk(name=name, args=args, id=call_id, index=self.index)
+
+    def convert(self, data: Any) -> tuple[list[ToolCallChunk], bool] | None:
+        """``(tool-call chunks, is last)`` for a message, or ``None`` when none is yielded."""
+        event = _mapping(data)
+        kind = event.get("type")
+        item = event.get("item")
+        self.item_id = (item.get("id") if isinstance(item, dict) else None) or event.get("item_id")
+        output_index = event.get("output_index")
+        if self.item_id is not None and output_index is not None:
+            self.item_output_indices.setdefault(self.item_id, output_index)
+        if kind in _TEXT_EVENTS:
+            self._advance(output_index, event.get("content_index"))
+        elif kind == "response.created":
+            _mapping(event.get("response"))
+        elif kind in ("response.failed", "error"):
+            raise _AdapterRaises  # langchain-openai raises ValueError
+        elif kind in ("response.completed", "response.incomplete"):
+            response = _mapping(event.get("response"))
+            if response.get("error") or not isinstance(response.get("output"), list):
+                raise _AdapterRaises
+            return [], True
+        elif kind == "response.output_item.added":
+            return self._item_added(_mapping(item), output_index)
+        elif kind == "response.output_item.done":
+            return self._item_done(_mapping(item), output_index)
+        elif kind == "response.function_call_arguments.delta":
+            self._advance(output_index)
+            return [self._chunk(None, event.get("delta"), None)], False
+        elif kind in _SUMMARY_EVENTS:
+            self._advance(output_index)
+        elif kind not in ("response.refusal.done", "response.image_generation_call.partial_image"):
+            return None
+        return [], False
+
+    def _item_added(
+        self, item: dict[str, Any], output_index: Any
+    ) -> tuple[list[ToolCallChunk], bool] | None:
+        kind = item.get("type")
+        if kind == "message":
+            if item.get("phase"):
+                self._advance(output_index, 0)
+        elif kind == "function_call":
+            self._advance(output_index)
+            name, args, call_id = item.get("name"), item.get("arguments"), item.get("call_id")
+            return [self._chunk(name, args, call_id)], False
+        elif kind == "reasoning":
+            self._advance(output_index)
+            self.sub_index = 0
+        else:
+            return None
+        return [], False
+
+    def _item_done(
+        self, item: dict[str, Any], output_index: Any
+    ) -> tuple[list[ToolCallChunk], bool] | None:
+        kind = item.get("type")
+        if kind == "custom_tool_call":
+            self._advance(output_index)
+            args = json.dumps({"__arg1": item.get("input")})
+            return [self._chunk(item.get("name"), args, item.get("call_id"))], False
+        if kind in _BUILTIN_TOOL_ITEMS or (kind == "reasoning" and item.get("encrypted_content")):
+            self._advance(output_index)
+            return [], False
+        return None

@@ -1,0 +1,165 @@
+"""Quirks of the Responses dialect: its own EVENTS quirks, and which tool-chunk quirks it refuses.
+
+The Responses wire sends a call's name and ``call_id`` once, on the
+``function_call`` item, and has no chunk index at all (langchain-openai
+derives one from ``output_index`` changes). Tool-chunk quirks that edit the
+index, the name or the id of single chunks, or pack chunks into one message,
+have nothing to act on; :func:`check_quirks` rejects them with a
+:class:`TooltapeUsageError` naming the quirk and the dialect rather than
+render a stream that silently ignores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar, Literal
+
+from tooltape.harness import Quirk, Stage, TooltapeUsageError
+
+__all__ = [
+    "DataOnlyFrames",
+    "DoneSentinel",
+    "EncryptedReasoning",
+    "NOT_EXPRESSIBLE",
+    "NoArgumentDeltas",
+    "NoSequenceNumber",
+    "OpenCallsFirst",
+    "ResponseFailed",
+    "ResponsesNoObfuscation",
+    "check_quirks",
+]
+
+DIALECT = "openai_responses"
+
+_NO_INDEX = "the wire has no index; langchain-openai derives it from output_index changes"
+NOT_EXPRESSIBLE = {
+    "no_index": _NO_INDEX,
+    "index_offset": _NO_INDEX,
+    "shared_index": _NO_INDEX,
+    "split_name": "the name travels once, whole, on the function_call item",
+    "repeat_name": "the name travels once, on the function_call item; deltas carry no name",
+    "late_name": "the name travels on output_item.added, before any argument delta",
+    "late_id": "call_id travels on output_item.added, before any argument delta",
+    "changing_id": "call_id travels once, on the function_call item",
+    "id_on_every_chunk": "argument deltas carry the item id, never the call_id",
+    "empty_string_continuations": "argument deltas have no id or name fields to blank",
+    "pack_fragments": "every event becomes its own message; events cannot be packed",
+}
+"""Tool-chunk quirk kinds this dialect rejects, with the reason."""
+
+
+class NoArgumentDeltas(Quirk):
+    """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done`` (RS1).
+
+    langchain-openai reads function-call arguments from ``output_item.added`` and
+    the deltas only, so every call merges with ``{}`` arguments.
+    """
+
+    kind: Literal["no_argument_deltas"] = "no_argument_deltas"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "RS1; codex-spark class models, litellm and sub2api bridges"
+    lossless: ClassVar[bool] = False
+
+
+class OpenCallsFirst(Quirk):
+    """Open every function_call item before any of them receives arguments (RS2).
+
+    langchain-openai starts a new chunk index whenever ``output_index`` changes,
+    so each call splits into a named call with ``{}`` arguments and a nameless,
+    id-less half holding the real arguments.
+    """
+
+    kind: Literal["open_calls_first"] = "open_calls_first"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "RS2; OmniRoute dispatches, langchain #32562 and #34311"
+    lossless: ClassVar[bool] = False
+
+
+class ResponseFailed(Quirk):
+    """End an ``error`` finish with ``response.failed`` instead of an ``error`` event (RS3)."""
+
+    kind: Literal["response_failed"] = "response_failed"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "RS3; OpenAI Responses streaming reference"
+
+
+class EncryptedReasoning(Quirk):
+    """Stream the reasoning item without summary events, as ``encrypted_content`` only.
+
+    What reasoning models send when no ``reasoning.summary`` is requested: an
+    ``output_item.added``/``.done`` pair and nothing in between.
+    """
+
+    kind: Literal["encrypted_reasoning"] = "encrypted_reasoning"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings"
+
+
+class NoSequenceNumber(Quirk):
+    """Leave ``sequence_number`` out of every event, as OpenAI did until mid-2025."""
+
+    kind: Literal["no_sequence_number"] = "no_sequence_number"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings"
+
+
+class ResponsesNoObfuscation(Quirk):
+    """Leave the ``obfuscation`` padding off delta events (``include_obfuscation: false``)."""
+
+    kind: Literal["responses_no_obfuscation"] = "responses_no_obfuscation"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "corpus: DeepSeek and OpenRouter Responses recordings"
+
+
+class DataOnlyFrames(Quirk):
+    """Send ``data:`` lines only, without the ``event:`` line (OpenRouter)."""
+
+    kind: Literal["responses_data_only"] = "responses_data_only"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "S3; corpus: OpenRouter /responses recording"
+
+
+class DoneSentinel(Quirk):
+    """Send ``data: [DONE]`` after the terminal event, as Chat Completions does (OpenRouter)."""
+
+    kind: Literal["responses_done_sentinel"] = "responses_done_sentinel"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "S10; corpus: OpenRouter /responses recording"
+
+
+_EVENT_QUIRKS: tuple[type[Quirk], ...] = (
+    NoArgumentDeltas,
+    OpenCallsFirst,
+    ResponseFailed,
+    EncryptedReasoning,
+    NoSequenceNumber,
+    ResponsesNoObfuscation,
+    DataOnlyFrames,
+    DoneSentinel,
+)
+
+
+def check_quirks(chunk_quirks: Iterable[object], event_quirks: Iterable[Quirk]) -> set[str]:
+    """The kinds of the event quirks, after refusing what this dialect cannot express.
+
+    Raises:
+        TooltapeUsageError: A tool-chunk quirk in :data:`NOT_EXPRESSIBLE`, or an
+            event quirk that belongs to another dialect.
+    """
+    for quirk in chunk_quirks:
+        kind = getattr(quirk, "kind", str(quirk))
+        if kind in NOT_EXPRESSIBLE:
+            raise TooltapeUsageError(
+                f"quirk {kind!r} cannot be expressed in the {DIALECT} dialect: "
+                f"{NOT_EXPRESSIBLE[kind]}"
+            )
+    kinds = set()
+    for quirk in event_quirks:
+        if not isinstance(quirk, _EVENT_QUIRKS):
+            own = ", ".join(q.model_fields["kind"].default for q in _EVENT_QUIRKS)
+            raise TooltapeUsageError(
+                f"event quirk {quirk.kind!r} does not apply to the {DIALECT} dialect; "
+                f"its event quirks are: {own}"
+            )
+        kinds.add(quirk.kind)
+    return kinds

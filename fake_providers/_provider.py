@@ -1,0 +1,321 @@
+"""Scripted fake providers and the router that every transport shares.
+
+A :class:`FakeProvider` plays one dialect at one base URL: each request is
+validated the way the real API validates it, then answered with the next
+scripted turn (a rendered stream or an HTTP error). A :class:`ProviderRouter`
+picks the provider for a request by host and path, and answers a request no
+provider serves with a 404 that names the routes that exist. The transports
+(httpx2, respx, ASGI) only translate HTTP objects to and from
+:class:`ProviderRequest` and :class:`Wire`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+from tooltape.fake_providers._dialect import Dialect, get_dialect
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.harness import Plan, PlannedStream, Quirk, parse_quirk
+from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
+
+__all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
+
+_DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "ollama": "http://localhost:11434",
+    "cohere": "https://api.cohere.com",
+    "bedrock": "https://bedrock-runtime.us-east-1.amazonaws.com",
+}
+"""Where each provider family lives, by dialect-name prefix."""
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted answer of a fake provider."""
+
+    wire: Wire
+    """What the provider sends."""
+    label: str
+    """How failure messages name this turn."""
+
+
+def json_wire(status: int, body: Mapping[str, Any]) -> Wire:
+    """A JSON response (an HTTP error body, say) as a one-read wire."""
+    content = json.dumps(body).encode()
+    headers = (("content-type", "application/json"), ("content-length", str(len(content))))
+    return Wire(reads=(content,), status=status, headers=headers)
+
+
+def _tooltape_error(status: int, error_type: str, message: str) -> Wire:
+    # One shape both official SDKs read: openai looks at body["error"]["message"],
+    # anthropic at body["error"] with a top-level "type": "error".
+    return json_wire(status, {"type": "error", "error": {"type": error_type, "message": message}})
+
+
+_NOT_STREAMING = (
+    "tooltape: the fake {dialect} provider serves streamed turns, but request #{number} did "
+    'not ask for a stream (no "stream": true in its body). Stream the call: model.stream(...), '
+    "streaming=True on a LangChain chat model, or stream=True on the SDK call."
+)
+
+
+def _asks_for_stream(request: ProviderRequest) -> bool:
+    try:
+        body = request.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("stream") is True
+
+
+def _default_base_url(dialect_name: str) -> str | None:
+    prefixes = (p for p in _DEFAULT_BASE_URLS if dialect_name.startswith(p))
+    return next((_DEFAULT_BASE_URLS[p] for p in prefixes), None)
+
+
+def _host_port(url: str) -> tuple[str, int | None]:
+    parts = urlsplit(url)
+    return (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(parts.scheme)
+
+
+def _path_pattern(path: str) -> re.Pattern[str]:
+    """Match ``path`` as a suffix, without its version segment, ``{name}`` as one segment."""
+    core = re.sub(r"^/v\d+[a-z0-9]*(?=/)", "", path)
+    pieces = re.split(r"\{[^}/]+\}", core)
+    return re.compile("[^/]+".join(re.escape(piece) for piece in pieces) + "$")
+
+
+class FakeProvider:
+    """A scripted fake provider for one dialect.
+
+    Queue turns with :meth:`stream` (alias :meth:`then`) and :meth:`error`; a
+    transport hands each request to :meth:`handle`, which validates it like
+    the real API, then serves the next turn. Requests, rejections and
+    requests that found no turn left are recorded for assertions, and
+    :meth:`assert_all_played` fails the test when the script and the requests
+    disagree.
+
+    Example:
+        >>> provider = FakeProvider("openai_chat").stream(plan_a).then(plan_b)
+    """
+
+    def __init__(self, dialect: str | Dialect = "openai_chat", *, base_url: str | None = None):
+        """Create a provider.
+
+        Args:
+            dialect: A dialect (or profile) name, or a dialect instance.
+            base_url: Where clients reach it; defaults to the provider's public API
+                (``https://api.openai.com/v1``, ``https://api.anthropic.com`` ...).
+                Transports route by its host and port; the path may carry a prefix.
+
+        Raises:
+            TooltapeUsageError: The dialect is unknown, or has no default base URL.
+        """
+        self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
+        default = _default_base_url(self.dialect.name)
+        if base_url is None and default is None:
+            raise TooltapeUsageError(
+                f"dialect {self.dialect.name!r} has no default base URL; pass base_url="
+            )
+        self.base_url: str = (base_url or default or "").rstrip("/")
+        self.host, self.port = _host_port(self.base_url)
+        self._path = _path_pattern(self.dialect.path)
+        self._turns: list[Turn] = []
+        self._played = 0
+        self._lock = threading.Lock()
+        self._turnless: list[str] = []
+        self.requests: list[ProviderRequest] = []
+        """Every request this provider received, in order."""
+        self.rejected: list[tuple[ProviderRequest, ProviderError]] = []
+        """Requests the dialect's validation refused, with the error served."""
+        self.unexpected: list[ProviderRequest] = []
+        """Valid requests that arrived after the script ran out."""
+
+    def __repr__(self) -> str:
+        return f"FakeProvider({self.dialect.name!r}, base_url={self.base_url!r})"
+
+    # -- the script -------------------------------------------------------------------
+
+    def stream(
+        self,
+        plan: Plan | PlannedStream | Wire,
+        quirks: Iterable[Quirk | str | dict[str, Any]] = (),
+        seed: int = 0,
+    ) -> Self:
+        """Queue a streamed turn: the dialect renders ``plan`` with ``quirks`` now.
+
+        Args:
+            plan: A plan, a planned stream, or an already rendered wire.
+            quirks: Quirks of any stage (ignored for a wire).
+            seed: Fixes every random choice of the quirks.
+
+        Returns:
+            The provider, so turns chain: ``provider.stream(a).then(b)``.
+        """
+        quirks = tuple(parse_quirk(q) for q in quirks)
+        wire = plan if isinstance(plan, Wire) else self.dialect.render(plan, quirks, seed)
+        names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []
+        label = f"turn {len(self._turns) + 1}: stream" + (
+            f" calling {', '.join(names)}" if names else ""
+        )
+        if quirks:
+            label += f" with {', '.join(str(q) for q in quirks)}"
+        self._turns.append(Turn(wire, label))
+        return self
+
+    then = stream
+
+    def error(self, status: int, body: Mapping[str, Any] | None = None) -> Self:
+        """Queue an HTTP error turn: ``status`` with a JSON ``body``.
+
+        Official SDKs retry 408, 409, 429 and 5xx answers: queue one error per
+        attempt, or build the client with ``max_retries=0``.
+        """
+        if body is None:
+            body = {"error": {"message": f"scripted error {status}", "type": "server_error"}}
+        self._turns.append(Turn(json_wire(status, body), f"turn {len(self._turns) + 1}: {status}"))
+        return self
+
+    @property
+    def turns(self) -> tuple[Turn, ...]:
+        """The scripted turns, played or not."""
+        return tuple(self._turns)
+
+    @property
+    def played(self) -> int:
+        """How many turns were served."""
+        return self._played
+
+    # -- serving ----------------------------------------------------------------------
+
+    def serves(self, host: str | None, port: int | None, path: str) -> bool:
+        """True when a request to ``host:port`` + ``path`` is for this provider.
+
+        ``host=None`` skips the host check (a server is reached at its own address).
+        """
+        if host is not None and (host.lower(), port) != (self.host, self.port):
+            return False
+        return self._path.search(path) is not None
+
+    @property
+    def route(self) -> str:
+        """The route, as error messages list it."""
+        path = self.dialect.path
+        version = re.match(r"/v\d+[a-z0-9]*(?=/)", path)
+        if version and self.base_url.endswith(version.group()):
+            path = path[version.end() :]  # base_url already ends with /v1
+        return f"POST {self.base_url}{path} ({self.dialect.name})"
+
+    def handle(self, request: ProviderRequest) -> Wire:
+        """Answer one request: a validation error, the next turn, or a script error."""
+        with self._lock:
+            self.requests.append(request)
+            number = len(self.requests)
+            rejection = self.dialect.validate(request)
+            if rejection is not None:
+                self.rejected.append((request, rejection))
+                return json_wire(rejection.status, rejection.body)
+            if self.dialect.stream_flag and not _asks_for_stream(request):
+                self._turnless.append(
+                    f"request #{number} ({request.method} {request.path}) did not ask for a stream"
+                )
+                return _tooltape_error(
+                    400,
+                    "tooltape_not_streaming",
+                    _NOT_STREAMING.format(dialect=self.dialect.name, number=number),
+                )
+            if self._played == len(self._turns):
+                self.unexpected.append(request)
+                self._turnless.append(
+                    f"request #{number} ({request.method} {request.path}) found no turn left"
+                )
+                return _tooltape_error(
+                    400,
+                    "tooltape_script_exhausted",
+                    f"tooltape: fake {self.dialect.name} provider has no turn left for request "
+                    f"#{number} ({request.method} {request.path}); "
+                    f"{len(self._turns)} turn(s) were scripted",
+                )
+            turn = self._turns[self._played]
+            self._played += 1
+            return turn.wire
+
+    def assert_all_played(self) -> None:
+        """Fail when a scripted turn was not served or a request found no turn left.
+
+        Raises:
+            TooltapeAssertionError: Naming the unplayed turns and the unexpected requests.
+        """
+        problems = [f"{t.label} was not played" for t in self._turns[self._played :]]
+        problems += self._turnless
+        if problems:
+            raise TooltapeAssertionError(
+                f"fake {self.dialect.name} provider at {self.base_url}: " + "; ".join(problems)
+            )
+
+
+class ProviderRouter:
+    """Route requests to fake providers by host and path; 404 for anything else."""
+
+    def __init__(self, providers: Iterable[FakeProvider], *, match_host: bool = True):
+        """Create a router.
+
+        Args:
+            providers: The providers, tried in order (the first that serves a request wins).
+            match_host: Route by host and port too; a server reached at its own
+                address turns this off.
+
+        Raises:
+            TooltapeUsageError: No provider given, or something that is not a FakeProvider.
+        """
+        self.providers = tuple(providers)
+        if not self.providers:
+            raise TooltapeUsageError("give at least one FakeProvider to serve")
+        for provider in self.providers:
+            if not isinstance(provider, FakeProvider):
+                raise TooltapeUsageError(f"expected FakeProvider instances, got {provider!r}")
+        self.match_host = match_host
+        self.unrouted: list[str] = []
+        """``METHOD URL`` of every request no provider serves."""
+
+    def provider_for(self, method: str, url: str) -> FakeProvider | None:
+        """The provider that serves ``method url``, if any."""
+        host, port = _host_port(url) if self.match_host else (None, None)
+        path = urlsplit(url).path
+        return next(
+            (p for p in self.providers if method == "POST" and p.serves(host, port, path)), None
+        )
+
+    def dispatch(self, request: ProviderRequest, url: str) -> Wire:
+        """Hand the request to its provider, or answer 404 naming the routes that exist."""
+        provider = self.provider_for(request.method, url)
+        if provider is not None:
+            return provider.handle(request)
+        self.unrouted.append(f"{request.method} {url}")
+        routes = "; ".join(p.route for p in self.providers)
+        return _tooltape_error(
+            404,
+            "tooltape_no_route",
+            f"tooltape: no fake provider serves {request.method} {url}; routes: {routes}",
+        )
+
+    def assert_all_played(self) -> None:
+        """Fail when any provider left turns unplayed or a request found no route or turn."""
+        failures = []
+        for provider in self.providers:
+            try:
+                provider.assert_all_played()
+            except TooltapeAssertionError as error:
+                failures.append(str(error).removeprefix("tooltape: "))
+        failures += [f"no route for {request}" for request in self.unrouted]
+        if failures:
+            raise TooltapeAssertionError("; ".join(failures))

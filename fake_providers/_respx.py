@@ -1,0 +1,101 @@
+"""Serve fake providers to plain httpx clients through respx routes.
+
+respx patches httpx (not httpx2), so this is the seam for clients built on
+httpx: your own code, older SDKs, or ``openai.OpenAI(http_client=httpx.Client())``.
+Each response streams the wire read by read from a lazy byte stream, so the
+client sees the read boundaries, and a cut body ends with httpx's read error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import respx
+
+from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
+from tooltape.fake_providers._wire import ProviderRequest, Wire
+
+__all__ = ["add_respx_routes", "patch_httpx"]
+
+
+class _WireStream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """The body of a wire, one read per chunk, then httpx's error if it was cut."""
+
+    def __init__(self, wire: Wire) -> None:
+        self._wire = wire
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._wire.reads
+        if isinstance(self._wire, AbortedWire):
+            raise httpx.RemoteProtocolError(self._wire.error)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for read in self._wire.reads:
+            yield read
+        if isinstance(self._wire, AbortedWire):
+            raise httpx.RemoteProtocolError(self._wire.error)
+
+
+def _answer(router: ProviderRouter, request: httpx.Request) -> httpx.Response:
+    provider_request = ProviderRequest(
+        method=request.method,
+        path=request.url.path,
+        headers={k.lower(): v for k, v in request.headers.items()},
+        body=request.read(),
+        query=dict(request.url.params.items()),
+    )
+    wire = router.dispatch(provider_request, str(request.url))
+    return httpx.Response(wire.status, headers=list(wire.headers), stream=_WireStream(wire))
+
+
+def add_respx_routes(
+    respx_router: respx.Router, *providers: FakeProvider, catch_all: bool = False
+) -> ProviderRouter:
+    """Add routes serving ``providers`` to a respx router (``respx.mock`` or a ``MockRouter``).
+
+    One route per provider host; requests to a known host but an unknown path
+    get the 404 naming the routes.
+
+    Args:
+        respx_router: Where to add the routes.
+        providers: The fake providers.
+        catch_all: Also answer every other request with that 404 (instead of
+            respx's "not mocked" error or pass-through).
+
+    Returns:
+        The router (``.unrouted``, ``.assert_all_played()``).
+    """
+    router = ProviderRouter(providers)
+
+    def side_effect(request: httpx.Request) -> httpx.Response:
+        return _answer(router, request)
+
+    hosts = dict.fromkeys((p.host, p.port) for p in router.providers)
+    for host, port in hosts:
+        respx_router.route(host=host, port=port).mock(side_effect=side_effect)
+    if catch_all:
+        respx_router.route().mock(side_effect=side_effect)
+    return router
+
+
+@contextmanager
+def patch_httpx(*providers: FakeProvider, **respx_kwargs: Any) -> Iterator[ProviderRouter]:
+    """Route every httpx client's requests to ``providers`` (via ``respx.mock``).
+
+    Requests no provider serves get a 404 naming the routes; nothing reaches
+    the network.
+
+    Args:
+        providers: The fake providers.
+        respx_kwargs: Passed to ``respx.mock`` (``assert_all_called`` defaults to False).
+
+    Yields:
+        The router (``.unrouted``, ``.assert_all_played()``).
+    """
+    respx_kwargs.setdefault("assert_all_called", False)
+    with respx.mock(**respx_kwargs) as respx_router:
+        yield add_respx_routes(respx_router, *providers, catch_all=True)

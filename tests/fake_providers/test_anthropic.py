@@ -1,0 +1,402 @@
+"""The anthropic_messages dialect against the real anthropic SDK and ChatAnthropic.
+
+Rendered bytes are served through an httpx2 MockTransport, read by read, to
+anthropic 2.x (``messages.create(stream=True)``, ``messages.stream``) and to
+langchain-anthropic's ``ChatAnthropic`` (``stream``, ``astream``). parse() must
+equal what ChatAnthropic yields; the merge must equal langchain-core's
+reference and, for lossless quirks, the plan.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import itertools
+import json
+import operator
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+from langchain_anthropic import ChatAnthropic
+from langchain_core.messages import AIMessageChunk
+
+from tooltape.fake_providers import Wire, decode_sse
+from tooltape.fake_providers._anthropic import AnthropicMessagesDialect
+from tooltape.harness import Plan, PlannedCall, Stage, parse_quirk, reference_merge
+from tooltape.harness._quirks import _REGISTRY
+
+DIALECT = AnthropicMessagesDialect()
+WEATHER = PlannedCall(name="get_weather", args={"city": "Paris", "days": 3}, id="toolu_01A")
+TIME = PlannedCall(name="get_time", args={"tz": "Europe/Paris"}, id="toolu_01B")
+PLANS = {
+    "single": Plan(calls=[WEATHER]),
+    "two_calls": Plan(calls=[WEATHER, TIME]),
+    "text_then_call": Plan(text_before="Let me check the weather for you.", calls=[WEATHER]),
+    "thinking_text_call": Plan(
+        reasoning="The user wants the weather in Paris.",
+        text_before="Checking.",
+        calls=[WEATHER, TIME],
+        text_after="Back soon.",
+    ),
+    "non_ascii": Plan(
+        calls=[{"name": "say", "args": {"text": "Zürich 北京 😀"}, "id": "toolu_01C"}]
+    ),
+    "empty_args": Plan(calls=[{"name": "ping_server", "args": {}, "id": "toolu_01D"}]),
+}
+LOSSLESS = [
+    [],
+    ["ping_events"],
+    ["json_padding"],
+    ["no_empty_partial_json"],
+    ["input_on_block_start"],
+    ["whole_args"],
+    ["whole_call"],
+    ["interleave_calls"],
+    ["empty_args"],
+    ["empty_args", "no_empty_partial_json"],
+    ["ascii_escapes", "split_inside_escapes"],
+]
+LOSSY = [
+    ["truncate_args"],
+    ["malformed_args"],
+    ["cumulative_args"],
+    ["non_object_args"],
+    ["duplicate_ids"],
+]
+
+
+def quirk_id(quirks: list[str]) -> str:
+    return "+".join(quirks) or "none"
+
+
+# --- serving -----------------------------------------------------------------------------
+
+
+class Reads(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A response body handed to the client one wire read at a time."""
+
+    def __init__(self, reads: tuple[bytes, ...]) -> None:
+        self.reads = reads
+
+    def __iter__(self):
+        yield from self.reads
+
+    async def __aiter__(self):
+        for read in self.reads:
+            yield read
+
+
+def transport(wire: Wire) -> httpx2.MockTransport:
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(wire.status, headers=list(wire.headers), stream=Reads(wire.reads))
+
+    return httpx2.MockTransport(handler)
+
+
+def sdk(wire: Wire) -> anthropic.Anthropic:
+    client = httpx2.Client(transport=transport(wire))
+    return anthropic.Anthropic(api_key="sk-test", max_retries=0, http_client=client)
+
+
+def async_sdk(wire: Wire) -> anthropic.AsyncAnthropic:
+    client = httpx2.AsyncClient(transport=transport(wire))
+    return anthropic.AsyncAnthropic(api_key="sk-test", max_retries=0, http_client=client)
+
+
+def chat(wire: Wire, plan: Plan) -> Any:
+    """ChatAnthropic with tools bound, talking to the mock transport.
+
+    ChatAnthropic has no http_client parameter: it builds its SDK clients in the
+    cached properties ``_client`` / ``_async_client`` from ``_client_params``.
+    Filling those slots with SDK clients built from the same params plus our
+    httpx2 client is the least invasive injection (headers, retries and
+    timeouts stay ChatAnthropic's).
+    """
+    llm = ChatAnthropic(model="claude-sonnet-4-6", api_key="sk-test", max_retries=0)
+    params = llm._client_params
+    vars(llm)["_client"] = anthropic.Anthropic(
+        **params, http_client=httpx2.Client(transport=transport(wire))
+    )
+    vars(llm)["_async_client"] = anthropic.AsyncAnthropic(
+        **params, http_client=httpx2.AsyncClient(transport=transport(wire))
+    )
+    names = sorted({call.name for call in plan.calls}) or ["noop"]
+    schema = {"type": "object", "properties": {}}
+    return llm.bind_tools([{"name": n, "description": n, "input_schema": schema} for n in names])
+
+
+def adapter_messages(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
+    """Drop the empty chunk_position="last" chunk langchain-core (not the adapter) appends."""
+    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
+        return chunks[:-1]
+    return chunks
+
+
+def stream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], Exception | None]:
+    chunks: list[AIMessageChunk] = []
+    try:
+        chunks.extend(chat(wire, plan).stream("hi"))
+    except anthropic.APIError as error:
+        return chunks, error
+    return chunks, None
+
+
+async def astream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], Exception | None]:
+    chunks: list[AIMessageChunk] = []
+    try:
+        async for chunk in chat(wire, plan).astream("hi"):
+            chunks.append(chunk)
+    except anthropic.APIError as error:
+        return chunks, error
+    return chunks, None
+
+
+def events(wire: Wire) -> list[tuple[str | None, dict[str, Any]]]:
+    return [(e.event, json.loads(e.data)) for e in decode_sse(wire.body)]
+
+
+def check_against_chat(wire: Wire, plan: Plan, quirks: list[str], chunks, error) -> None:
+    parsed = DIALECT.parse(wire.body)
+    assert [c.tool_call_chunks for c in adapter_messages(chunks)] == parsed
+    assert (error is not None) == (wire.body.rstrip().endswith(b'Overloaded"}}'))
+    merged = functools.reduce(operator.add, chunks)
+    reference = reference_merge(parsed)
+    assert merged.tool_calls == reference.tool_calls
+    assert merged.invalid_tool_calls == reference.invalid_tool_calls
+    if all(parse_quirk(q).lossless for q in quirks):
+        assert reference.calls() == plan.expected_calls()
+
+
+# --- ChatAnthropic: parse() is exactly what the adapter yields ---------------------------
+
+
+@pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
+@pytest.mark.parametrize("plan_name", PLANS)
+def test_parse_equals_chat_anthropic_stream(plan_name, quirks):
+    plan = PLANS[plan_name]
+    wire = DIALECT.render(plan, quirks, seed=3)
+    chunks, error = stream_chat(wire, plan)
+    check_against_chat(wire, plan, quirks, chunks, error)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
+@pytest.mark.parametrize("plan_name", PLANS)
+async def test_parse_equals_chat_anthropic_astream(plan_name, quirks):
+    plan = PLANS[plan_name]
+    wire = DIALECT.render(plan, quirks, seed=4)
+    chunks, error = await astream_chat(wire, plan)
+    check_against_chat(wire, plan, quirks, chunks, error)
+
+
+@pytest.mark.parametrize("finish", ["stop", "length", "content_filter", "eof", "error"])
+def test_parse_equals_chat_anthropic_for_every_finish(finish):
+    plan = PLANS["thinking_text_call"].model_copy(update={"finish": finish})
+    wire = DIALECT.render(plan)
+    chunks, error = stream_chat(wire, plan)
+    check_against_chat(wire, plan, [], chunks, error)
+
+
+def test_chat_anthropic_truncated_stream_is_a_valid_call_with_cut_args():
+    """A5/A3: no exception, a *valid* call with the cut value; core adds the last chunk."""
+    plan = PLANS["single"]
+    wire = DIALECT.render(plan, ["truncate_args"])
+    chunks, error = stream_chat(wire, plan)
+    assert error is None
+    assert chunks[-1].chunk_position == "last"
+    assert not chunks[-1].response_metadata
+    merged = functools.reduce(operator.add, chunks)
+    assert merged.tool_calls[0]["args"] == {"city": "Pa"}
+    assert merged.response_metadata.get("stop_reason") is None
+
+
+def test_chat_anthropic_error_event_raises_after_partial_chunks():
+    """A4: the SDK raises APIStatusError at ``event: error``; chunks before it were yielded."""
+    plan = PLANS["single"].model_copy(update={"finish": "error"})
+    wire = DIALECT.render(plan, ["truncate_args"])
+    chunks, error = stream_chat(wire, plan)
+    assert isinstance(error, anthropic.APIStatusError)
+    assert error.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+    }
+    assert [c.tool_call_chunks for c in chunks] == DIALECT.parse(wire.body)
+    assert reference_merge(DIALECT.parse(wire.body)).calls() == [
+        {"name": "get_weather", "args": {"city": "Pa"}, "id": "toolu_01A"}
+    ]
+
+
+# --- the official SDK ---------------------------------------------------------------------
+
+
+def final_blocks(message) -> list[tuple[Any, ...]]:
+    return [
+        (b.type, b.name, b.id, b.input)
+        if b.type == "tool_use"
+        else (b.type, getattr(b, "text", None))
+        for b in message.content
+    ]
+
+
+def expected_blocks(plan: Plan) -> list[tuple[Any, ...]]:
+    blocks: list[tuple[Any, ...]] = [("thinking", None)] if plan.reasoning else []
+    blocks += [("text", plan.text_before)] if plan.text_before else []
+    blocks += [("tool_use", c.name, c.id, c.args) for c in plan.calls]
+    return blocks + ([("text", plan.text_after)] if plan.text_after else [])
+
+
+@pytest.mark.parametrize("quirks", LOSSLESS, ids=quirk_id)
+@pytest.mark.parametrize("plan_name", PLANS)
+def test_sdk_message_stream_final_message_equals_plan(plan_name, quirks):
+    plan = PLANS[plan_name]
+    wire = DIALECT.render(plan, quirks, seed=5)
+    with sdk(wire).messages.stream(
+        model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        message = stream.get_final_message()
+    assert final_blocks(message) == expected_blocks(plan)
+    assert message.stop_reason == "tool_use"
+    if plan.reasoning:
+        assert message.content[0].thinking == plan.reasoning
+        assert message.content[0].signature
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("plan_name", PLANS)
+async def test_async_sdk_message_stream_final_message_equals_plan(plan_name):
+    plan = PLANS[plan_name]
+    wire = DIALECT.render(plan, seed=6)
+    async with async_sdk(wire).messages.stream(
+        model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        message = await stream.get_final_message()
+    assert final_blocks(message) == expected_blocks(plan)
+
+
+def raw_summary(raw_events) -> tuple[list[str], dict[int, str]]:
+    types, args = [], {}
+    for event in raw_events:
+        types.append(event.type)
+        if event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+            args[event.index] = args.get(event.index, "") + event.delta.partial_json
+    return types, args
+
+
+def expected_summary(wire: Wire, plan: Plan) -> tuple[list[str], dict[int, str]]:
+    types = [data["type"] for name, data in events(wire) if name != "ping"]
+    first = len([t for t in (plan.reasoning, plan.text_before) if t])
+    return types, {
+        first + n: json.dumps(c.args, ensure_ascii=False) for n, c in enumerate(plan.calls)
+    }
+
+
+@pytest.mark.parametrize("plan_name", PLANS)
+def test_sdk_create_stream_yields_every_event(plan_name):
+    plan = PLANS[plan_name]
+    wire = DIALECT.render(plan, seed=7)
+    raw = sdk(wire).messages.create(
+        model="m", max_tokens=64, stream=True, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert raw_summary(raw) == expected_summary(wire, plan)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("plan_name", PLANS)
+async def test_async_sdk_create_stream_yields_every_event(plan_name):
+    plan = PLANS[plan_name]
+    wire = DIALECT.render(plan, seed=8)
+    raw = await async_sdk(wire).messages.create(
+        model="m", max_tokens=64, stream=True, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert raw_summary([event async for event in raw]) == expected_summary(wire, plan)
+
+
+def final_message(wire: Wire):
+    with sdk(wire).messages.stream(
+        model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        return stream.get_final_message()
+
+
+def test_sdk_truncated_args_become_empty_input_and_no_stop_reason():
+    """jiter's partial mode drops the cut string: the SDK says ``{}``, LangChain ``"Pa"``."""
+    message = final_message(DIALECT.render(PLANS["single"], ["truncate_args"]))
+    assert [(b.type, b.input) for b in message.content] == [("tool_use", {})]
+    assert message.stop_reason is None
+
+
+def test_sdk_message_stream_raises_on_malformed_args():
+    """A3: MessageStream parses input_json_delta eagerly and raises; LangChain reports invalid."""
+    with pytest.raises(ValueError, match="Unable to parse tool parameter JSON"):
+        final_message(DIALECT.render(PLANS["single"], ["malformed_args"]))
+
+
+@pytest.mark.parametrize(("seed", "sdk_raises"), [(0, False), (1, True)])
+def test_cumulative_args_sdk_garbage_or_error_langchain_invalid(seed, sdk_raises):
+    """Cumulative partial_json: LangChain reports an invalid call; the SDK's jiter partial
+    parse either raises or silently returns nested garbage, depending on the cut points."""
+    wire = DIALECT.render(PLANS["single"], ["cumulative_args"], seed=seed)
+    reference = reference_merge(DIALECT.parse(wire.body))
+    assert reference.calls() == []
+    assert len(reference.invalid_tool_calls) == 1
+    if sdk_raises:
+        with pytest.raises(ValueError, match="Unable to parse tool parameter JSON"):
+            final_message(wire)
+    else:
+        assert final_message(wire).content[0].input == {"city": {"city": "Pa{"}}
+
+
+def test_sdk_raises_api_status_error_on_error_event():
+    wire = DIALECT.render(PLANS["single"].model_copy(update={"finish": "error"}))
+    with pytest.raises(anthropic.APIStatusError, match="overloaded_error"):
+        final_message(wire)
+
+
+def test_interleaved_blocks_stay_open_together():
+    """B3 (Bedrock) is rendered faithfully: deltas of two open tool_use blocks alternate."""
+    wire = DIALECT.render(PLANS["two_calls"], ["interleave_calls"], seed=2)
+    indexes = [data["index"] for name, data in events(wire) if name == "content_block_delta"]
+    switches = sum(1 for a, b in itertools.pairwise(indexes) if a != b)
+    assert switches >= 2
+    assert final_blocks(final_message(wire)) == expected_blocks(PLANS["two_calls"])
+
+
+# --- parse edge cases pinned against the SDK's decoder -----------------------------------
+
+
+def test_parse_ignores_events_without_event_line():
+    """anthropic 2.x skips SSE events that have no ``event:`` field; so does parse()."""
+    body = DIALECT.render(PLANS["single"]).body.replace(b"event: content_block_delta\n", b"")
+    wire = Wire(reads=(body,))
+    chunks, _ = stream_chat(wire, PLANS["single"])
+    assert [c.tool_call_chunks for c in adapter_messages(chunks)] == DIALECT.parse(body)
+    assert reference_merge(DIALECT.parse(body)).calls()[0]["args"] == {}
+
+
+def wire_quirk_kinds() -> list[str]:
+    """Every registered WIRE quirk (the framing modules register them when imported)."""
+    for module in ("_framing", "_sse_quirks"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(f"tooltape.fake_providers.{module}")
+    return sorted(kind for kind, cls in _REGISTRY.items() if cls.stage is Stage.WIRE) or ["none"]
+
+
+@pytest.mark.parametrize("kind", wire_quirk_kinds())
+def test_parse_equals_chat_anthropic_under_wire_quirks(kind):
+    """parse() decodes SSE as anthropic 2.x does, whatever the framing does to the bytes."""
+    if kind == "none":
+        pytest.skip("no WIRE quirks registered yet")
+    plan = PLANS["thinking_text_call"]
+    wire = DIALECT.render(plan, [kind], seed=1)
+    chunks, _ = stream_chat(wire, plan)
+    assert [c.tool_call_chunks for c in adapter_messages(chunks)] == DIALECT.parse(wire.body)
+
+
+def test_get_dialect_finds_anthropic_messages():
+    from tooltape.fake_providers import dialect_names, get_dialect
+
+    assert isinstance(get_dialect("anthropic_messages"), AnthropicMessagesDialect)
+    assert "anthropic_messages" in dialect_names()
