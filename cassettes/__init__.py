@@ -1,3 +1,5 @@
-"""tooltape.cassettes: the bundled scenario cassette library and the code that indexes it."""
+"""tooltape.cassettes: the bundled scenario library and the code that indexes it."""
 
-__all__: list[str] = []
+from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
+
+__all__ = ["SCENARIOS_FILE", "bundled_scenarios", "get_scenario"]

@@ -172,5 +172,10 @@ _BUILTIN_MODULES: tuple[str, ...] = (
     "tooltape.fake_providers._openai_chat",
     "tooltape.fake_providers._openai_responses",
     "tooltape.fake_providers._anthropic",
+    "tooltape.fake_providers._gemini",
+    "tooltape.fake_providers._ollama",
+    "tooltape.fake_providers._cohere",
+    "tooltape.fake_providers._bedrock",
+    "tooltape.fake_providers._profiles",
 )
 """Modules that define the bundled dialects; importing one registers its dialect."""

@@ -85,6 +85,12 @@ from tooltape.harness._reference import (
     to_message_chunks,
 )
 from tooltape.harness._resolution import CallResolution, StreamResolution, resolve_stream
+from tooltape.harness._scenarios import (
+    Scenario,
+    ScenarioFileError,
+    load_scenarios,
+    select_scenarios,
+)
 
 __all__ = [
     "AsciiEscapes",
@@ -129,6 +135,8 @@ __all__ = [
     "Quirk",
     "RepeatName",
     "ResultEntry",
+    "Scenario",
+    "ScenarioFileError",
     "SharedIndex",
     "SplitArgs",
     "SplitInsideEscapes",
@@ -153,6 +161,7 @@ __all__ = [
     "find_pairing_problems",
     "first_divergence",
     "is_repeated_name",
+    "load_scenarios",
     "merge_result_from_message",
     "normalize_calls",
     "pairwise_merge",
@@ -162,6 +171,7 @@ __all__ = [
     "read_history",
     "reference_merge",
     "resolve_stream",
+    "select_scenarios",
     "stream_plan",
     "to_message_chunks",
 ]

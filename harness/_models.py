@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from langchain_core.messages import ToolCallChunk
-from langchain_core.messages.tool import InvalidToolCall, ToolCall
+from langchain_core.messages import InvalidToolCall, ToolCall, ToolCallChunk
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 __all__ = [

@@ -145,4 +145,5 @@ def pairwise_merge(deltas: DeltasLike) -> AIMessageChunk | None:
     messages = to_message_chunks(deltas)
     if not messages:
         return None
-    return cast(AIMessageChunk, functools.reduce(operator.add, [*messages, _last()]))
+    merged: AIMessageChunk = functools.reduce(operator.add, [*messages, _last()])
+    return merged
