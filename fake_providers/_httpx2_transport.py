@@ -70,9 +70,9 @@ class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         ... )
     """
 
-    def __init__(self, *providers: FakeProvider) -> None:
-        """Serve ``providers``, routed by host and path (see :class:`ProviderRouter`)."""
-        self.router = ProviderRouter(providers)
+    def __init__(self, *providers: FakeProvider, router: ProviderRouter | None = None) -> None:
+        """Serve ``providers`` (or an existing ``router``'s), routed by host and path."""
+        self.router = router if router is not None else ProviderRouter(providers)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Answer a sync client's request."""
@@ -90,17 +90,19 @@ class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
 
 @contextmanager
-def patch_httpx2(*providers: FakeProvider) -> Iterator[FakeTransport]:
+def patch_httpx2(
+    *providers: FakeProvider, router: ProviderRouter | None = None
+) -> Iterator[FakeTransport]:
     """Route every httpx2 client's requests to ``providers`` while the context is open.
 
     Requests no provider serves get a 404 naming the routes; nothing reaches
     the network. Clients given an explicit transport (``MockTransport`` ...)
-    keep it.
+    keep it. Pass ``router`` to share one router with other transports.
 
     Yields:
         The transport serving the requests (``.router.unrouted``, ``.assert_all_played()``).
     """
-    transport = FakeTransport(*providers)
+    transport = FakeTransport(*providers, router=router)
 
     def handle_request(self: httpx2.HTTPTransport, request: httpx2.Request) -> httpx2.Response:
         return transport.handle_request(request)

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from tooltape.fake_providers._dialect import Dialect, get_dialect
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.harness import Plan, PlannedStream, Quirk, parse_quirk
+from tooltape.harness import Plan, PlannedStream, Quirk, Scenario, parse_quirk
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 
 __all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
@@ -147,20 +147,26 @@ class FakeProvider:
 
     def stream(
         self,
-        plan: Plan | PlannedStream | Wire,
+        plan: Plan | PlannedStream | Scenario | Wire,
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
-        seed: int = 0,
+        seed: int | None = None,
     ) -> Self:
         """Queue a streamed turn: the dialect renders ``plan`` with ``quirks`` now.
 
         Args:
-            plan: A plan, a planned stream, or an already rendered wire.
+            plan: A plan, a planned stream, a scenario (its quirks come first), or an
+                already rendered wire.
             quirks: Quirks of any stage (ignored for a wire).
-            seed: Fixes every random choice of the quirks.
+            seed: Fixes every random choice of the quirks (default: the scenario's, or 0).
 
         Returns:
             The provider, so turns chain: ``provider.stream(a).then(b)``.
         """
+        if isinstance(plan, Scenario):
+            quirks = (*plan.quirks, *quirks)
+            seed = plan.seed if seed is None else seed
+            plan = plan.plan
+        seed = 0 if seed is None else seed
         quirks = tuple(parse_quirk(q) for q in quirks)
         wire = plan if isinstance(plan, Wire) else self.dialect.render(plan, quirks, seed)
         names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []
@@ -286,6 +292,12 @@ class ProviderRouter:
         self.match_host = match_host
         self.unrouted: list[str] = []
         """``METHOD URL`` of every request no provider serves."""
+
+    def add(self, provider: FakeProvider) -> None:
+        """Serve one more provider (tried after the ones already routed)."""
+        if not isinstance(provider, FakeProvider):
+            raise TooltapeUsageError(f"expected a FakeProvider, got {provider!r}")
+        self.providers = (*self.providers, provider)
 
     def provider_for(self, method: str, url: str) -> FakeProvider | None:
         """The provider that serves ``method url``, if any."""

@@ -53,7 +53,10 @@ def _answer(router: ProviderRouter, request: httpx.Request) -> httpx.Response:
 
 
 def add_respx_routes(
-    respx_router: respx.Router, *providers: FakeProvider, catch_all: bool = False
+    respx_router: respx.Router,
+    *providers: FakeProvider,
+    catch_all: bool = False,
+    router: ProviderRouter | None = None,
 ) -> ProviderRouter:
     """Add routes serving ``providers`` to a respx router (``respx.mock`` or a ``MockRouter``).
 
@@ -65,11 +68,13 @@ def add_respx_routes(
         providers: The fake providers.
         catch_all: Also answer every other request with that 404 (instead of
             respx's "not mocked" error or pass-through).
+        router: Route through this existing router instead of a new one.
 
     Returns:
         The router (``.unrouted``, ``.assert_all_played()``).
     """
-    router = ProviderRouter(providers)
+    if router is None:
+        router = ProviderRouter(providers)
 
     def side_effect(request: httpx.Request) -> httpx.Response:
         return _answer(router, request)
@@ -83,7 +88,9 @@ def add_respx_routes(
 
 
 @contextmanager
-def patch_httpx(*providers: FakeProvider, **respx_kwargs: Any) -> Iterator[ProviderRouter]:
+def patch_httpx(
+    *providers: FakeProvider, router: ProviderRouter | None = None, **respx_kwargs: Any
+) -> Iterator[ProviderRouter]:
     """Route every httpx client's requests to ``providers`` (via ``respx.mock``).
 
     Requests no provider serves get a 404 naming the routes; nothing reaches
@@ -91,6 +98,7 @@ def patch_httpx(*providers: FakeProvider, **respx_kwargs: Any) -> Iterator[Provi
 
     Args:
         providers: The fake providers.
+        router: Route through this existing router instead of a new one.
         respx_kwargs: Passed to ``respx.mock`` (``assert_all_called`` defaults to False).
 
     Yields:
@@ -98,4 +106,4 @@ def patch_httpx(*providers: FakeProvider, **respx_kwargs: Any) -> Iterator[Provi
     """
     respx_kwargs.setdefault("assert_all_called", False)
     with respx.mock(**respx_kwargs) as respx_router:
-        yield add_respx_routes(respx_router, *providers, catch_all=True)
+        yield add_respx_routes(respx_router, *providers, catch_all=True, router=router)

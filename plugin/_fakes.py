@@ -1,0 +1,146 @@
+"""The fake providers a test uses, installed for the test's duration.
+
+One :class:`FakeSession` per test owns one router and installs it on both HTTP
+stacks (httpx2 for the official SDKs, httpx through respx), so a test may use
+``fake_openai`` and ``fake_anthropic`` together. Imported lazily by the fixtures.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any, Self
+
+from tooltape.cassettes import get_scenario
+from tooltape.fake_providers import (
+    Dialect,
+    FakeProvider,
+    ProviderRouter,
+    Wire,
+    patch_httpx,
+    patch_httpx2,
+)
+from tooltape.harness import (
+    Plan,
+    PlannedStream,
+    Quirk,
+    Scenario,
+    TooltapeAssertionError,
+    TooltapeUsageError,
+)
+
+__all__ = ["FakeSession", "ScriptedProvider", "chat_model_for"]
+
+
+class ScriptedProvider(FakeProvider):
+    """A :class:`FakeProvider` that also takes bundled scenario names and the session seed.
+
+    ``fake_openai.stream("parallel_interleaved")`` streams the bundled scenario;
+    ``.stream(plan, quirks=[...])`` renders a plan; ``.then(...)`` scripts the next turn.
+    """
+
+    default_seed: int = 0
+
+    def stream(
+        self,
+        plan: Plan | PlannedStream | Scenario | Wire | str,
+        quirks: Any = (),
+        seed: int | None = None,
+    ) -> Self:
+        """Queue a streamed turn (a scenario name, scenario, plan, planned stream or wire)."""
+        if isinstance(plan, str):
+            plan = get_scenario(plan)
+        if seed is None and not isinstance(plan, Scenario):
+            seed = self.default_seed
+        return super().stream(plan, quirks, seed)
+
+    then = stream
+
+    def chat_model(self, **kwargs: Any) -> Any:
+        """A LangChain chat model for this dialect, pointed at this provider (streaming on)."""
+        return chat_model_for(self.dialect, self.base_url, **kwargs)
+
+
+def chat_model_for(dialect: Dialect, base_url: str, **kwargs: Any) -> Any:
+    """Build ``ChatOpenAI`` (chat or responses) or ``ChatAnthropic`` for a dialect.
+
+    Raises:
+        TooltapeUsageError: The dialect has no built-in chat model.
+    """
+    base = getattr(dialect, "base", dialect)
+    name = base.name
+    if name in ("openai_chat", "openai_responses"):
+        from langchain_openai import ChatOpenAI
+
+        kwargs.setdefault("model", "gpt-4o")
+        kwargs.setdefault("api_key", "sk-tooltape")
+        kwargs.setdefault("streaming", True)
+        kwargs.setdefault("max_retries", 0)
+        return ChatOpenAI(base_url=base_url, use_responses_api=name == "openai_responses", **kwargs)
+    if name == "anthropic_messages":
+        from langchain_anthropic import ChatAnthropic
+
+        kwargs.setdefault("model", "claude-sonnet-4-6")
+        kwargs.setdefault("api_key", "sk-ant-tooltape")
+        kwargs.setdefault("streaming", True)
+        kwargs.setdefault("max_retries", 0)
+        return ChatAnthropic(base_url=base_url, **kwargs)
+    raise TooltapeUsageError(
+        f"no built-in chat model for dialect {dialect.name!r}; build your client against "
+        f"{base_url!r} (the fake provider's base URL)"
+    )
+
+
+class FakeSession:
+    """The fake providers of one test, served on httpx2 and httpx until :meth:`close`."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.providers: list[ScriptedProvider] = []
+        self._router: ProviderRouter | None = None
+        self._stack = ExitStack()
+        self._optional: set[int] = set()
+
+    def provider(
+        self, dialect: str, *, base_url: str | None = None, optional: bool = False
+    ) -> ScriptedProvider:
+        """Create a provider for ``dialect`` and start serving it.
+
+        An ``optional`` provider's unplayed turns do not fail the test (a case a
+        test may only inspect).
+        """
+        provider = ScriptedProvider(dialect, base_url=base_url)
+        provider.default_seed = self.seed
+        if self._router is None:
+            self._router = ProviderRouter([provider])
+            self._stack.enter_context(patch_httpx2(router=self._router))
+            self._stack.enter_context(patch_httpx(router=self._router))
+        else:
+            self._router.add(provider)
+        self.providers.append(provider)
+        if optional:
+            self._optional.add(id(provider))
+        return provider
+
+    def close(self, *, check: bool) -> None:
+        """Stop serving; with ``check``, fail on an unplayed turn or an unrouted request."""
+        self._stack.close()
+        if not check or self._router is None:
+            return
+        problems = []
+        for provider in self.providers:
+            if id(provider) in self._optional:
+                continue
+            try:
+                provider.assert_all_played()
+            except AssertionError as error:
+                problems.append(str(error).removeprefix("tooltape: "))
+        problems += [f"no fake provider serves {request}" for request in self._router.unrouted]
+        if problems:
+            raise TooltapeAssertionError("; ".join(problems))
+
+
+def quirks_of(value: Any) -> list[Quirk]:
+    """Quirk objects from anything ``render`` accepts (for display)."""
+    from tooltape.harness import parse_quirk
+
+    return [parse_quirk(q) for q in value]

@@ -1,0 +1,131 @@
+"""The fixtures. Heavy imports (dialects, transports, LangChain) happen inside them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tooltape.plugin._hooks import CASE_PROPERTY, REPORT_KEY
+from tooltape.plugin._settings import cassette_root, resolve, session_value
+
+if TYPE_CHECKING:
+    from tooltape.plugin._cases import ScenarioCase
+    from tooltape.plugin._fakes import FakeSession, ScriptedProvider
+
+__all__ = [
+    "fake_anthropic",
+    "fake_openai",
+    "fake_provider",
+    "fake_responses",
+    "tooltape_case",
+    "tooltape_cassette_dir",
+    "tooltape_config",
+    "tooltape_fakes",
+    "tooltape_record_mode",
+    "tooltape_seed",
+    "tooltape_snapshot",
+]
+
+
+@pytest.fixture
+def tooltape_config() -> dict[str, Any]:
+    """Per-test tooltape settings; override it in a conftest (the CLI and markers still win)."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def tooltape_record_mode(pytestconfig: pytest.Config) -> str:
+    """The session's cassette record mode (``none`` unless the CLI or ini says otherwise)."""
+    return str(session_value(pytestconfig, "record_mode"))
+
+
+@pytest.fixture(scope="module")
+def tooltape_cassette_dir(request: pytest.FixtureRequest) -> Path:
+    """Where this module's cassettes live: ``<cassette dir>/<test module name>/``."""
+    value = session_value(request.config, "cassette_dir")
+    return cassette_root(request.config, Path(str(request.path)), value)
+
+
+@pytest.fixture
+def tooltape_seed(request: pytest.FixtureRequest, tooltape_config: dict[str, Any]) -> int:
+    """The seed quirks render with when a test gives none."""
+    return int(resolve(request.config, "seed", fixture_config=tooltape_config))
+
+
+def _passed(item: pytest.Item) -> bool:
+    reports = item.stash.get(REPORT_KEY, {})
+    return all(r.passed for r in reports.values()) and "call" in reports
+
+
+@pytest.fixture
+def tooltape_fakes(
+    request: pytest.FixtureRequest, tooltape_config: dict[str, Any], tooltape_seed: int
+) -> Iterator[FakeSession]:
+    """The test's fake providers, served on httpx2 and httpx; unplayed turns fail the test."""
+    from tooltape.plugin._fakes import FakeSession
+    from tooltape.plugin._network import block_network
+
+    session = FakeSession(seed=tooltape_seed)
+    with ExitStack() as stack:
+        if resolve(request.config, "block_network", fixture_config=tooltape_config):
+            stack.enter_context(block_network())
+        try:
+            yield session
+        finally:
+            session.close(check=_passed(request.node))
+
+
+@pytest.fixture
+def fake_provider(tooltape_fakes: FakeSession) -> Callable[..., ScriptedProvider]:
+    """A factory: ``fake_provider("gemini", base_url=None)`` serves a fake of any dialect."""
+    return tooltape_fakes.provider
+
+
+@pytest.fixture
+def fake_openai(tooltape_fakes: FakeSession) -> ScriptedProvider:
+    """A fake OpenAI Chat Completions API at https://api.openai.com/v1, for this test."""
+    return tooltape_fakes.provider("openai_chat")
+
+
+@pytest.fixture
+def fake_responses(tooltape_fakes: FakeSession) -> ScriptedProvider:
+    """A fake OpenAI Responses API at https://api.openai.com/v1, for this test."""
+    return tooltape_fakes.provider("openai_responses")
+
+
+@pytest.fixture
+def fake_anthropic(tooltape_fakes: FakeSession) -> ScriptedProvider:
+    """A fake Anthropic Messages API at https://api.anthropic.com, for this test."""
+    return tooltape_fakes.provider("anthropic_messages")
+
+
+@pytest.fixture
+def tooltape_case(request: pytest.FixtureRequest, tooltape_fakes: FakeSession) -> ScenarioCase:
+    """The scenario x dialect case of a ``tooltape_scenarios`` test, already being served."""
+    case: ScenarioCase | None = getattr(request, "param", None)
+    if case is None:
+        raise pytest.UsageError(
+            "tooltape: the tooltape_case fixture needs @pytest.mark.tooltape_scenarios(...) "
+            f"on {request.node.nodeid}"
+        )
+    case.provider = tooltape_fakes.provider(case.dialect_name, optional=True).stream(case.wire)
+    facts = {
+        "scenario": case.scenario.name,
+        "dialect": case.dialect_name,
+        "hazards": sorted(case.reference.hazard_kinds()),
+    }
+    request.node.user_properties.append((CASE_PROPERTY, json.dumps(facts)))
+    return case
+
+
+@pytest.fixture
+def tooltape_snapshot(snapshot: Any) -> Any:
+    """The ``snapshot`` fixture with tooltape's extension: calls, hazards, lanes; ids normalised."""
+    from tooltape.plugin._snapshot import TooltapeSnapshotExtension
+
+    return snapshot.use_extension(TooltapeSnapshotExtension)

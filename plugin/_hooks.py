@@ -1,0 +1,188 @@
+"""The pytest hooks: options, markers, header, parametrization and the terminal summary."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from tooltape.plugin import _hookspecs
+from tooltape.plugin._markers import MARKERS, scenarios_marker_kwargs
+from tooltape.plugin._settings import SETTINGS, add_options, session_value
+
+__all__ = [
+    "pytest_addhooks",
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_generate_tests",
+    "pytest_report_header",
+    "pytest_runtest_makereport",
+]
+
+CASE_PROPERTY = "tooltape_case"
+RECORDED_PROPERTY = "tooltape_recorded"
+CASSETTE_PROPERTY = "tooltape_cassette"
+REPORT_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Register tooltape's hook specifications."""
+    pluginmanager.add_hookspecs(_hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the ``tooltape`` option group and its ini keys."""
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the markers and check every setting once, before collection."""
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    for name in SETTINGS:
+        session_value(config, name)
+    if not hasattr(config, "workerinput"):  # xdist workers report; the controller summarizes
+        config.pluginmanager.register(_Results(), "tooltape-results")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Show the effective tooltape settings."""
+    values = {name: session_value(config, name) for name in SETTINGS}
+    dialects = ",".join(values["dialects"]) or "all"
+    block = "on" if values["block_network"] else "off"
+    return (
+        f"tooltape: record_mode={values['record_mode']}, "
+        f"cassette_dir={values['cassette_dir'] or 'cassettes/<module> beside each test'}, "
+        f"dialects={dialects}, block_network={block}, seed={values['seed']}"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``tooltape_case`` over scenario x dialect for ``tooltape_scenarios``."""
+    mark = metafunc.definition.get_closest_marker("tooltape_scenarios")
+    if mark is None:
+        return
+    # A CollectError shows its message without a traceback under the test's name.
+    name = metafunc.definition.nodeid
+    try:
+        kwargs = scenarios_marker_kwargs(mark, name)
+    except pytest.UsageError as error:
+        raise pytest.Collector.CollectError(str(error)) from None
+    if "tooltape_case" not in metafunc.fixturenames:
+        raise pytest.Collector.CollectError(
+            f"tooltape: @pytest.mark.tooltape_scenarios on {name} parametrizes the "
+            "'tooltape_case' argument; add it to the test's signature"
+        )
+    from tooltape.harness import TooltapeUsageError
+    from tooltape.plugin._cases import build_cases
+
+    config = metafunc.config
+    extra = [s for group in config.hook.pytest_tooltape_scenarios(config=config) for s in group]
+    try:
+        cases = build_cases(
+            names=kwargs["names"],
+            dialects=kwargs["dialects"],
+            tags=kwargs["tags"],
+            dialect_filter=session_value(config, "dialects"),
+            seed=session_value(config, "seed"),
+            extra_scenarios=extra,
+        )
+    except TooltapeUsageError as error:
+        raise pytest.Collector.CollectError(
+            f"tooltape: {error} (in @pytest.mark.tooltape_scenarios on {name})"
+        ) from None
+    if not cases:
+        metafunc.parametrize(
+            "tooltape_case",
+            [pytest.param(None, marks=pytest.mark.skip(reason="tooltape: no scenario x dialect"))],
+            indirect=True,
+        )
+        return
+    metafunc.parametrize("tooltape_case", cases, ids=[c.id for c in cases], indirect=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the item, so fixtures can tell whether the test passed."""
+    report = yield
+    item.stash.setdefault(REPORT_KEY, {})[report.when] = report
+    return report
+
+
+class _Results:
+    """Collects what tooltape tests reported and prints the terminal summary.
+
+    Registered as a plugin object in ``pytest_configure``; ``pytest_runtest_logreport``
+    runs on the xdist controller too, where worker reports arrive with their
+    ``user_properties``.
+    """
+
+    def __init__(self) -> None:
+        self.cases: dict[tuple[str, str], str] = {}
+        self.recorded: list[str] = []
+        self.cassettes: set[str] = set()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect the tooltape facts a test reported."""
+        for key, value in report.user_properties:
+            if key == CASE_PROPERTY and (report.when == "call" or report.failed):
+                facts = json.loads(str(value))
+                outcome: str = report.outcome if report.when == "call" else "failed"
+                if outcome == "passed" and facts["hazards"]:
+                    outcome = "hazard"
+                self.cases[(facts["scenario"], facts["dialect"])] = outcome
+            elif key == RECORDED_PROPERTY and report.when == "teardown":
+                self.recorded.append(str(value))
+            elif key == CASSETTE_PROPERTY and report.when == "teardown":
+                self.cassettes.add(str(value))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the scenario x dialect matrix and the cassettes recorded or left unused."""
+        if self.cases:
+            terminalreporter.section("tooltape scenario matrix")
+            for line in _matrix_lines(self.cases):
+                terminalreporter.write_line(line)
+        if self.recorded:
+            terminalreporter.section("tooltape cassettes recorded")
+            for path in sorted(set(self.recorded)):
+                terminalreporter.write_line(f"  {path}")
+        unused = _unused_cassettes(self.cassettes)
+        if unused:
+            terminalreporter.section("tooltape cassettes not used by any test")
+            for path in unused:
+                terminalreporter.write_line(f"  {path}")
+
+
+_CELL = {"passed": "pass", "failed": "FAIL", "hazard": "hazard", "skipped": "skip"}
+
+
+def _matrix_lines(cases: dict[tuple[str, str], str]) -> list[str]:
+    from tooltape.plugin._cases import short_dialect_name
+
+    scenarios = sorted({s for s, _ in cases})
+    dialects = sorted({d for _, d in cases})
+    names = [short_dialect_name(d) for d in dialects]
+    width = max(len(s) for s in scenarios)
+    cells = [max(len(n), 6) for n in names]
+    lines = [" " * width + "  " + "  ".join(n.ljust(c) for n, c in zip(names, cells, strict=True))]
+    for scenario in scenarios:
+        row = [
+            _CELL.get(cases.get((scenario, d), ""), "·").ljust(c)
+            for d, c in zip(dialects, cells, strict=True)
+        ]
+        lines.append(scenario.ljust(width) + "  " + "  ".join(row).rstrip())
+    counts: dict[str, int] = defaultdict(int)
+    for outcome in cases.values():
+        counts[_CELL.get(outcome, outcome)] += 1
+    lines.append(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    return lines
+
+
+def _unused_cassettes(used: set[str]) -> list[str]:
+    from pathlib import Path
+
+    folders = {Path(p).parent for p in used}
+    on_disk = {str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.yaml")}
+    return sorted(on_disk - used)

@@ -1,0 +1,84 @@
+"""Markers: their registration lines and strict validation of their arguments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+__all__ = ["MARKERS", "cassette_marker_kwargs", "scenarios_marker_kwargs"]
+
+MARKERS = (
+    "tooltape_cassette(name=None, *, record_mode=None, dialect=None): replay (or record) the "
+    "named cassette for this test; the name defaults to the test's name.",
+    "tooltape_scenarios(names=None, dialects=None, tags=None): parametrize the test's "
+    "'tooltape_case' argument over scenario x dialect (ids like 'parallel_interleaved-anthropic').",
+)
+
+_CASSETTE_KWARGS = ("name", "record_mode", "dialect")
+_SCENARIO_KWARGS = ("names", "dialects", "tags")
+
+
+def _reject(marker: str, item_name: str, problem: str, accepted: tuple[str, ...]) -> None:
+    raise pytest.UsageError(
+        f"tooltape: @pytest.mark.{marker} on {item_name}: {problem}; "
+        f"accepted arguments: {', '.join(accepted)}"
+    )
+
+
+def cassette_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, Any]:
+    """Validate ``tooltape_cassette`` and return its arguments by name."""
+    if len(mark.args) > 1:
+        _reject(
+            "tooltape_cassette",
+            item_name,
+            f"got {len(mark.args)} positional arguments "
+            f"{mark.args!r}, expected at most the cassette name",
+            _CASSETTE_KWARGS,
+        )
+    unknown = sorted(set(mark.kwargs) - set(_CASSETTE_KWARGS))
+    if unknown:
+        _reject("tooltape_cassette", item_name, f"unknown argument(s) {unknown}", _CASSETTE_KWARGS)
+    kwargs = dict(mark.kwargs)
+    if mark.args:
+        if "name" in kwargs:
+            _reject("tooltape_cassette", item_name, "the name is given twice", _CASSETTE_KWARGS)
+        kwargs["name"] = mark.args[0]
+    if kwargs.get("name") is not None and not isinstance(kwargs["name"], str):
+        _reject(
+            "tooltape_cassette",
+            item_name,
+            f"name must be a string, got {kwargs['name']!r}",
+            _CASSETTE_KWARGS,
+        )
+    return kwargs
+
+
+def _names(value: Any, what: str, item_name: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        _reject(
+            "tooltape_scenarios",
+            item_name,
+            f"{what} must be a string or a list of strings, got {value!r}",
+            _SCENARIO_KWARGS,
+        )
+    return tuple(value)
+
+
+def scenarios_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, tuple[str, ...] | None]:
+    """Validate ``tooltape_scenarios`` and return names, dialects and tags."""
+    if mark.args:
+        _reject(
+            "tooltape_scenarios",
+            item_name,
+            f"positional arguments {mark.args!r} are not accepted; use names=[...]",
+            _SCENARIO_KWARGS,
+        )
+    unknown = sorted(set(mark.kwargs) - set(_SCENARIO_KWARGS))
+    if unknown:
+        _reject("tooltape_scenarios", item_name, f"unknown argument(s) {unknown}", _SCENARIO_KWARGS)
+    return {key: _names(mark.kwargs.get(key), key, item_name) for key in _SCENARIO_KWARGS}
