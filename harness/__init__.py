@@ -13,7 +13,12 @@ from tooltape.harness._assertions import (
     first_divergence,
     normalize_calls,
 )
-from tooltape.harness._check_merger import MergerFn, check_merger, describe_counterexample
+from tooltape.harness._check_merger import (
+    MergerFn,
+    check_merger,
+    check_rechunking,
+    describe_counterexample,
+)
 from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import (
     HazardFound,
@@ -155,6 +160,7 @@ __all__ = [
     "assert_no_pending",
     "assert_tool_messages_paired",
     "check_merger",
+    "check_rechunking",
     "describe_counterexample",
     "draw_lanes",
     "find_hazards",

@@ -22,7 +22,7 @@ from tooltape.harness._quirks import Quirk
 from tooltape.harness._reference import reference_merge
 from tooltape.harness.strategies import planned_streams, plans, quirk_sets
 
-__all__ = ["MergerFn", "check_merger", "describe_counterexample"]
+__all__ = ["MergerFn", "check_merger", "check_rechunking", "describe_counterexample"]
 
 MergerFn = Callable[[list[list[dict[str, Any]]]], Any]
 """A merge function: deltas (one ToolCallChunk list per message) -> ``[{name, args, id}]``."""
@@ -91,6 +91,52 @@ def check_merger(
         MergeMismatch: With the shrunk counterexample drawn as index lanes, the
             first message where subject and reference diverge, and a diff.
     """
+    streams = planned_streams(
+        plans_strategy if plans_strategy is not None else plans(),
+        quirks_strategy if quirks_strategy is not None else quirk_sets(),
+    )
+
+    def expected(stream: PlannedStream) -> list[ToolCallDict]:
+        return normalize_calls(reference_merge(stream), ignore_ids=ignore_ids)
+
+    _fuzz(fn, streams, expected, max_examples, derandomize, ignore_ids)
+
+
+def check_rechunking(
+    fn: MergerFn,
+    *,
+    max_examples: int = 100,
+    plans_strategy: st.SearchStrategy[Plan] | None = None,
+    derandomize: bool | None = None,
+) -> None:
+    """Fuzz the property "re-chunking never changes the merge" on ``fn``.
+
+    Every stream drawn uses only lossless quirks (how arguments are cut, how
+    chunks are packed, where ids and names travel, interleaving, index offsets),
+    so ``fn`` must return exactly the plan's calls for all of them.
+
+    Raises:
+        MergeMismatch: With the shrunk stream drawn as lanes and the diff.
+    """
+    streams = planned_streams(
+        plans_strategy if plans_strategy is not None else plans(),
+        quirk_sets(lossless_only=True),
+    )
+
+    def expected(stream: PlannedStream) -> list[ToolCallDict]:
+        return normalize_calls(stream.plan.expected_calls())
+
+    _fuzz(fn, streams, expected, max_examples, derandomize, False)
+
+
+def _fuzz(
+    fn: MergerFn,
+    streams: st.SearchStrategy[PlannedStream],
+    expected: Callable[[PlannedStream], list[ToolCallDict]],
+    max_examples: int,
+    derandomize: bool | None,
+    ignore_ids: bool,
+) -> None:
     overrides: dict[str, Any] = {
         "max_examples": max_examples,
         "deadline": None,
@@ -103,15 +149,11 @@ def check_merger(
         overrides["derandomize"] = derandomize
         if derandomize:
             overrides["database"] = None
-    streams = planned_streams(
-        plans_strategy if plans_strategy is not None else plans(),
-        quirks_strategy if quirks_strategy is not None else quirk_sets(),
-    )
 
     @settings(**overrides)
     @given(stream=streams)
-    def agrees_with_reference(stream: PlannedStream) -> None:
-        want = normalize_calls(reference_merge(stream), ignore_ids=ignore_ids)
+    def agrees(stream: PlannedStream) -> None:
+        want = expected(stream)
         try:
             got = normalize_calls(fn(_copy(stream.deltas())), ignore_ids=ignore_ids)
         except Exception as error:
@@ -120,7 +162,7 @@ def check_merger(
             raise _Disagreement(stream, got)
 
     try:
-        agrees_with_reference()
+        agrees()
     except _Disagreement as found:
         raise MergeMismatch(describe_counterexample(fn, found.stream, found.got)) from None
     except BaseExceptionGroup as group:  # Hypothesis found several distinct failures

@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from hypothesis import strategies as st
 from pydantic import JsonValue
@@ -59,10 +60,12 @@ from tooltape.harness._quirks import (
 __all__ = [
     "argument_objects",
     "deltas",
+    "histories",
     "planned_calls",
     "planned_streams",
     "plans",
     "quirk_sets",
+    "quirks",
     "tool_names",
 ]
 
@@ -258,3 +261,56 @@ def deltas(
 ) -> st.SearchStrategy[Deltas]:
     """Quirky streams as ``ToolCallChunk`` lists, one per message (what a merger consumes)."""
     return planned_streams(plans, quirks).map(lambda stream: stream.deltas())
+
+
+quirks = quirk_sets
+"""Alias of :func:`quirk_sets` under the name the plugin documentation uses."""
+
+
+_SHAPES = ("langchain", "openai_chat", "openai_responses", "anthropic")
+_FAULTS = ("drop_result", "orphan_result", "duplicate_result", "empty_id", "duplicate_call_id")
+
+
+def histories(
+    *,
+    shapes: Sequence[str] = _SHAPES,
+    faults: Sequence[str] = (),
+    max_turns: int = 3,
+) -> st.SearchStrategy[tuple[str, list[Any], list[str]]]:
+    """Conversation histories in one of four shapes, with the pairing faults asked for.
+
+    Draws ``(shape, history, faults_applied)``: turns of tool calls, each answered
+    in the next messages; then each fault in ``faults`` is applied with
+    probability one half. Shrinks toward one turn, one call and no fault.
+
+    Args:
+        shapes: Which of ``langchain``, ``openai_chat``, ``openai_responses``,
+            ``anthropic`` to draw from.
+        faults: Any of ``drop_result``, ``orphan_result``, ``duplicate_result``,
+            ``empty_id``, ``duplicate_call_id``.
+        max_turns: The most assistant turns with calls.
+    """
+    unknown = sorted(set(faults) - set(_FAULTS)) + sorted(set(shapes) - set(_SHAPES))
+    if unknown or max_turns < 1:
+        raise TooltapeUsageError(
+            f"histories() got unknown shapes or faults {unknown} or max_turns={max_turns}; "
+            f"shapes: {_SHAPES}, faults: {_FAULTS}"
+        )
+    return _histories(tuple(shapes), tuple(faults), max_turns)
+
+
+@st.composite
+def _histories(
+    draw: st.DrawFn, shapes: tuple[str, ...], faults: tuple[str, ...], max_turns: int
+) -> tuple[str, list[Any], list[str]]:
+    from tooltape.harness._history_render import render_history
+
+    shape = draw(st.sampled_from(shapes))
+    turns: list[list[tuple[str, str]]] = []
+    counter = 0
+    for turn in range(draw(st.integers(1, max_turns))):
+        size = draw(st.integers(3 if turn == 0 and faults else 1, 3))
+        turns.append([(f"call_{counter + n}", draw(tool_names())) for n in range(size)])
+        counter += size
+    applied = [fault for fault in faults if draw(st.booleans())]
+    return shape, render_history(shape, turns, applied), applied

@@ -14,7 +14,7 @@ marker), ``tooltape_cassette`` (with the ``tooltape_cassette`` marker),
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import typing as _typing
 
 # Fixtures and hooks pytest finds on this module (re-exported for pytest, not public API).
 from tooltape.plugin._fixtures import (
@@ -88,7 +88,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'tooltape.plugin' has no attribute {name!r}")

@@ -5,7 +5,7 @@ import json
 import pytest
 from langchain_core.utils.json import parse_partial_json
 
-from tooltape.harness import MergeMismatch, check_merger
+from tooltape.harness import MergeMismatch, check_merger, check_rechunking
 
 
 def _finish(merged, strict):
@@ -104,3 +104,22 @@ def test_a_crashing_merger_is_reported_with_the_exception():
     text = str(error.value)
     assert "the merger raised ValueError: expected one chunk per message" in text
     assert "pack_fragments(size=2)" in text  # shrunk to the smallest packing
+
+
+def test_rechunking_property_passes_a_correct_merger():
+    check_rechunking(make_merger(), max_examples=60)
+
+
+def test_rechunking_property_catches_a_merger_that_keys_on_ids():
+    def keyed_by_id(deltas):
+        calls, last = {}, None
+        for delta in deltas:
+            for chunk in delta:
+                last = chunk.get("id") or last
+                call = calls.setdefault(last, {"name": "", "args": "", "id": last})
+                call["name"] += chunk.get("name") or ""
+                call["args"] += chunk.get("args") or ""
+        return [{**c, "args": json.loads(c["args"] or "{}")} for c in calls.values()]
+
+    with pytest.raises(MergeMismatch, match="diverge here"):
+        check_rechunking(keyed_by_id, max_examples=100)

@@ -3,7 +3,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tooltape.harness import Plan, PlannedStream, TooltapeUsageError, reference_merge
-from tooltape.harness.strategies import deltas, planned_streams, plans, quirk_sets
+from tooltape.harness.strategies import deltas, histories, planned_streams, plans, quirk_sets
 
 
 @given(planned_streams(quirks=quirk_sets(lossless_only=True)))
@@ -68,3 +68,29 @@ def test_seeds_make_streams_reproducible(data):
 
     again = stream_plan(stream.plan, stream.quirks, seed=stream.seed)
     assert again.messages == stream.messages
+
+
+EXPECTED_PROBLEM = {
+    "drop_result": "call_without_result",
+    "orphan_result": "result_without_call",
+    "duplicate_result": "duplicate_result",
+    "empty_id": "empty_id",
+    "duplicate_call_id": "duplicate_call_id",
+}
+
+
+@given(histories(faults=list(EXPECTED_PROBLEM)))
+def test_histories_carry_exactly_the_faults_they_report(drawn):
+    from tooltape.harness import find_pairing_problems, read_history
+
+    shape, history, applied = drawn
+    assert read_history(history).shape == shape
+    kinds = {p.kind for p in find_pairing_problems(history)}
+    assert {EXPECTED_PROBLEM[f] for f in applied} <= kinds
+    if not applied:
+        assert kinds == set()
+
+
+def test_histories_arguments_are_checked():
+    with pytest.raises(TooltapeUsageError, match="unknown shapes or faults"):
+        histories(faults=["gremlins"])
