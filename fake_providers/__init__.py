@@ -19,6 +19,8 @@ from tooltape.fake_providers._anthropic import (
     AnthropicPingEvents,
 )
 from tooltape.fake_providers._asgi import FakeProviderApp
+from tooltape.fake_providers._cohere import CohereV2Dialect
+from tooltape.fake_providers._cohere_parse import CohereStreamReading, read_cohere_stream
 from tooltape.fake_providers._dialect import (
     Dialect,
     ProviderEvent,
@@ -37,6 +39,8 @@ from tooltape.fake_providers._framing import (
     apply_wire_quirks,
 )
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
+from tooltape.fake_providers._ollama import OllamaDialect, OllamaReemittedCalls
+from tooltape.fake_providers._ollama_parse import OllamaStreamReading, read_ollama_stream
 from tooltape.fake_providers._openai_chat import (
     ChatStreamReading,
     FirstCallOnRoleChunk,
@@ -94,6 +98,8 @@ __all__ = [
     "AnthropicPingEvents",
     "ChatStreamReading",
     "CloseMidEvent",
+    "CohereStreamReading",
+    "CohereV2Dialect",
     "Comments",
     "DataNoSpace",
     "DataOnlyFrames",
@@ -117,6 +123,9 @@ __all__ = [
     "NoTrailingBlank",
     "NoUsageChunk",
     "NullContinuationFields",
+    "OllamaDialect",
+    "OllamaReemittedCalls",
+    "OllamaStreamReading",
     "OpenAIChatDialect",
     "OpenAIResponsesDialect",
     "OpenCallsFirst",
@@ -150,6 +159,8 @@ __all__ = [
     "patch_httpx",
     "patch_httpx2",
     "read_chat_stream",
+    "read_cohere_stream",
+    "read_ollama_stream",
     "register_profile",
     "serve_in_thread",
 ]

@@ -209,11 +209,19 @@ _ESCAPE = re.compile(
 )
 
 
+_LINE_SEPARATORS = (0x2028, 0x2029)
+"""Kept escaped: some decoders split lines on them (httpx's line iterator does)."""
+
+
 def _unescape(match: re.Match[bytes]) -> bytes:
     high, low, single = match.groups()
     if high:
         point = 0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00
-    elif single and (int(single, 16) >= 0x80 and not 0xD800 <= int(single, 16) < 0xE000):
+    elif single and (
+        int(single, 16) >= 0x80
+        and not 0xD800 <= int(single, 16) < 0xE000
+        and int(single, 16) not in _LINE_SEPARATORS
+    ):
         point = int(single, 16)
     else:
         return match[0]  # an escaped backslash, an ASCII control character, a lone surrogate

@@ -30,7 +30,7 @@ _DEFAULT_BASE_URLS = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
     "gemini": "https://generativelanguage.googleapis.com",
-    "ollama": "http://localhost:11434",
+    "ollama": "http://127.0.0.1:11434",
     "cohere": "https://api.cohere.com",
     "bedrock": "https://bedrock-runtime.us-east-1.amazonaws.com",
 }

@@ -1,0 +1,71 @@
+"""Cohere v2 chat's 400 for a tool call left without a result.
+
+The one pairing error on record for Cohere's v2 chat API is Command A's: an
+assistant message with ``tool_calls`` must be followed by ``tool`` messages
+answering each ``tool_call_id`` (https://github.com/oracle/langchain-oracle/issues/10,
+2025-08), answered with Cohere's error shape ``{"message": "invalid request: ..."}``
+and status 400; the cohere SDK raises it as ``BadRequestError``. The text is
+OpenAI's with Cohere's ``invalid request:`` prefix; the missing ids follow the
+colon, joined with ``", "`` as OpenAI joins them (the recorded message elides them).
+
+Deliberate limits: the same issue reports that Command R and R+ accepted such
+histories; tooltape applies the Command A rule to every model, since a dangling
+call is a bug whichever model is asked. No error is documented for a ``tool``
+message that answers no call, so such a history is accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+
+__all__ = ["MISSING_RESULTS", "validate_cohere_request"]
+
+MISSING_RESULTS = (
+    "invalid request: An assistant message with 'tool_calls' must be followed by tool messages "
+    "responding to each 'tool_call_id'. The following tool_call_ids did not have response "
+    "messages: {ids}"
+)
+"""The 400 text for calls without results; ``{ids}`` is the missing ids, comma-separated."""
+
+
+def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
+    """Cohere's 400 for an assistant ``tool_calls`` message whose calls go unanswered.
+
+    Args:
+        request: The request as the fake provider received it.
+
+    Returns:
+        ``None`` when the history pairs every call (or is not a chat body), else the 400.
+    """
+    try:
+        body = request.json()
+    except ValueError:
+        return None
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    for position, message in enumerate(messages):
+        missing = _unanswered(message, messages[position + 1 :])
+        if missing:
+            text = MISSING_RESULTS.format(ids=", ".join(missing))
+            return ProviderError(400, {"message": text})
+    return None
+
+
+def _unanswered(message: Any, following: list[Any]) -> list[str]:
+    """The ids of ``message``'s calls that the ``tool`` messages right after it do not answer."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return []
+    ids = [
+        call["id"]
+        for call in message.get("tool_calls") or ()
+        if isinstance(call, dict) and isinstance(call.get("id"), str)
+    ]
+    answered: set[str] = set()
+    for reply in following:
+        if not isinstance(reply, dict) or reply.get("role") != "tool":
+            break
+        answered.add(str(reply.get("tool_call_id")))
+    return [call_id for call_id in ids if call_id not in answered]

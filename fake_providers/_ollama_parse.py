@@ -1,0 +1,157 @@
+"""What ``ChatOllama`` (langchain-ollama 1.1, ollama-python 0.6) yields from an NDJSON body.
+
+Mirrored without importing either: httpx splits the body with ``str.splitlines``
+(so a blank line fails ``json.loads``), an object with a truthy ``error`` raises,
+the line is validated as a ``ChatResponse``, and the adapter turns each line into
+one ``AIMessageChunk`` whose whole ``tool_calls`` become chunks with
+``index=None`` and ``args=json.dumps(args)`` (ASCII escapes), after its band-aid
+for ollama#6155 (string values that parse as JSON or Python lists/dicts are
+replaced by them; a ``functionName`` key echoing the name is dropped). ChatOllama
+ignores the provider's id and mints ``uuid4()`` per call; parse mints
+deterministic uuid4-shaped ids from the body instead, so results are
+reproducible: compare ids by position, never by value. ``done_reason: "load"``
+lines with no content are skipped. The empty ``chunk_position="last"`` chunk
+langchain-core appends is left out. ``.astream()`` yields the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages.tool import tool_call_chunk
+
+from tooltape.harness import Delta, Deltas
+
+__all__ = ["OllamaStreamReading", "read_ollama_stream"]
+
+
+@dataclass(frozen=True)
+class OllamaStreamReading:
+    """What ``ChatOllama.stream()`` makes of a body: its deltas and how it ended."""
+
+    deltas: Deltas
+    """One list per yielded ``AIMessageChunk`` (langchain-core's empty last chunk left out)."""
+    error: str | None = None
+    """``"<ExceptionName>: <detail>"`` when the client, the adapter or langchain-core (for a
+    stream that yields nothing) raises after ``deltas``."""
+
+
+class _ResponseError(Exception):
+    """Stands for ``ollama.ResponseError`` raised on an in-stream ``{"error": ...}`` line."""
+
+
+class _ValidationError(ValueError):
+    """Stands for pydantic's ``ValidationError`` of ollama's ``ChatResponse``."""
+
+
+def read_ollama_stream(body: bytes) -> OllamaStreamReading:
+    """Read an Ollama NDJSON body the way ollama-python and ``ChatOllama`` do.
+
+    Args:
+        body: The raw response body.
+
+    Returns:
+        The deltas yielded and, if the stream raised, the exception's name and detail.
+    """
+    deltas: Deltas = []
+    minted = _IdMinter(body)
+    try:
+        # httpx decodes with errors="replace" and splits lines like str.splitlines().
+        for line in body.decode("utf-8", errors="replace").splitlines():
+            part = json.loads(line)
+            if err := part.get("error"):
+                raise _ResponseError(f"{err} (status code: -1)")
+            delta = _adapter_delta(_validated(part), minted)
+            if delta is not None:
+                deltas.append(delta)
+    except _ResponseError as error:
+        return OllamaStreamReading(deltas, f"ResponseError: {error}")
+    except _ValidationError as error:
+        return OllamaStreamReading(deltas, f"ValidationError: {error}")
+    except (ValueError, TypeError, AttributeError) as error:
+        return OllamaStreamReading(deltas, f"{type(error).__name__}: {error}")
+    if not deltas:  # langchain-core's stream() refuses an empty generation
+        return OllamaStreamReading([], "ValueError: No generation chunks were returned")
+    return OllamaStreamReading(deltas)
+
+
+class _IdMinter:
+    """Deterministic stand-ins for the ``uuid4()`` ChatOllama mints per call."""
+
+    def __init__(self, body: bytes) -> None:
+        self.digest = hashlib.sha256(body).digest()
+        self.count = 0
+
+    def __call__(self) -> str:
+        self.count += 1
+        seed = hashlib.sha256(self.digest + self.count.to_bytes(4, "big")).digest()
+        return str(uuid.UUID(bytes=seed[:16], version=4))
+
+
+def _validated(part: dict[str, Any]) -> dict[str, Any]:
+    """The checks of ollama's ``ChatResponse`` model that decide whether a line is read."""
+    message = part.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        raise _ValidationError("ChatResponse.message: a message object with a role is required")
+    if message.get("content") is not None and not isinstance(message["content"], str):
+        raise _ValidationError("ChatResponse.message.content: input should be a valid string")
+    for n, call in enumerate(message.get("tool_calls") or ()):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not (
+            isinstance(function, dict)
+            and isinstance(function.get("name"), str)
+            and isinstance(function.get("arguments"), dict)
+        ):
+            raise _ValidationError(
+                f"ChatResponse.message.tool_calls.{n}.function: a name string and an "
+                "arguments mapping are required"
+            )
+    return part
+
+
+def _adapter_delta(part: dict[str, Any], minted: _IdMinter) -> Delta | None:
+    """ChatOllama's chunk for one line (``None``: a skipped ``load`` line)."""
+    message = part["message"]
+    content = message.get("content", "")
+    if content is None:
+        raise _ValidationError("AIMessageChunk.content: input should be a valid string or list")
+    if part.get("done") is True and part.get("done_reason") == "load" and not content.strip():
+        return None
+    return [
+        tool_call_chunk(
+            name=call["function"]["name"],
+            args=json.dumps(_band_aid_arguments(call["function"]) or {}),
+            id=minted(),
+            index=None,
+        )
+        for call in message.get("tool_calls") or ()
+    ]
+
+
+def _band_aid_arguments(function: dict[str, Any]) -> dict[str, Any]:
+    """ChatOllama's ``_parse_arguments_from_tool_call`` for a mapping (ollama#6155)."""
+    parsed: dict[str, Any] = {}
+    for key, value in function["arguments"].items():
+        if key == "functionName" and value == function["name"]:
+            continue
+        if isinstance(value, str):
+            decoded = _json_or_literal(value)
+            parsed[key] = decoded if isinstance(decoded, (dict, list)) else value
+        else:
+            parsed[key] = value
+    return parsed
+
+
+def _json_or_literal(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            return ast.literal_eval(text)
+        except (SyntaxError, ValueError, TypeError):
+            return text

@@ -1,0 +1,79 @@
+"""What Ollama's ``/api/chat`` rejects, and the 400 tooltape sends for ``"stream": false``.
+
+Ollama checks no tool pairing (QUIRKS.md §H has no Ollama row): a history with
+a dangling call or an orphan ``tool`` message is rendered into the prompt as it
+is. Its chat handler rejects only bodies it cannot bind, with gin's
+``{"error": "..."}`` shape (server/routes.go ``ChatHandler``): an empty body
+(``missing request body``), JSON that Go's decoder refuses, and a missing
+model (``model is required``). Go's decoder texts are reproduced for the common
+cases (first bad character, end of input, a non-object body, a non-string
+model), not for every possible syntax error.
+
+Ollama streams unless the body says ``"stream": false``; tooltape serves only
+streamed turns, so such a request gets a 400 in the same shape whose text says
+why and what to change, which the ollama client raises as ``ResponseError``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+
+__all__ = ["NOT_STREAMING", "validate_ollama_request"]
+
+NOT_STREAMING = (
+    'tooltape: the fake ollama provider serves streamed turns, but this request sent "stream": '
+    "false. Let the client stream: ChatOllama streams by default (drop stream=False or "
+    "disable_streaming), and the ollama client streams with chat(..., stream=True)."
+)
+"""The error text for a request that turns streaming off."""
+
+_GO_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
+
+
+def validate_ollama_request(request: ProviderRequest) -> ProviderError | None:
+    """Ollama's 400 for a body its chat handler cannot bind, or tooltape's for no stream.
+
+    Args:
+        request: The request as the fake provider received it.
+
+    Returns:
+        ``None`` when Ollama would run the request, else the status and ``{"error"}`` body.
+    """
+    text = request.body.decode("utf-8", errors="replace")
+    if not text.strip():
+        return _error("missing request body")
+    try:
+        body: Any = json.loads(text)
+    except json.JSONDecodeError as error:
+        return _error(_go_syntax_error(text, error))
+    if body is not None and not isinstance(body, dict):
+        return _error(_unmarshal("Go value of type api.ChatRequest", body))
+    body = body or {}
+    model = body.get("model")
+    if model is not None and not isinstance(model, str):
+        return _error(_unmarshal("Go struct field ChatRequest.model of type string", model))
+    if not model:
+        return _error("model is required")
+    if body.get("stream") is False:
+        return _error(NOT_STREAMING)
+    return None
+
+
+def _error(message: str) -> ProviderError:
+    return ProviderError(400, {"error": message})
+
+
+def _unmarshal(target: str, value: Any) -> str:
+    kind = "object" if isinstance(value, dict) else _GO_TYPES.get(type(value), "value")
+    return f"json: cannot unmarshal {kind} into {target}"
+
+
+def _go_syntax_error(text: str, error: json.JSONDecodeError) -> str:
+    rest = text[error.pos :].lstrip()
+    if not rest:
+        return "unexpected EOF"
+    where = "beginning of value" if not text[: error.pos].strip() else "value"
+    return f"invalid character {rest[0]!r} looking for {where}"
