@@ -19,6 +19,22 @@ from tooltape.fake_providers._anthropic import (
     AnthropicPingEvents,
 )
 from tooltape.fake_providers._asgi import FakeProviderApp
+from tooltape.fake_providers._bedrock import (
+    BedrockConverseDialect,
+    BedrockNoEmptyToolInput,
+    BedrockNoToolUseType,
+    bedrock_exception_wire,
+)
+from tooltape.fake_providers._bedrock_eventstream import (
+    EVENTSTREAM_MEDIA_TYPE,
+    EventStreamMessage,
+    InvalidEventStream,
+    decode_eventstream,
+    encode_eventstream_message,
+    iter_eventstream,
+)
+from tooltape.fake_providers._bedrock_invoke import BedrockInvokeDialect
+from tooltape.fake_providers._bedrock_validate import bedrock_error_wire
 from tooltape.fake_providers._cohere import CohereV2Dialect
 from tooltape.fake_providers._cohere_parse import CohereStreamReading, read_cohere_stream
 from tooltape.fake_providers._dialect import (
@@ -96,6 +112,10 @@ __all__ = [
     "AnthropicMessagesDialect",
     "AnthropicNoEmptyPartialJson",
     "AnthropicPingEvents",
+    "BedrockConverseDialect",
+    "BedrockInvokeDialect",
+    "BedrockNoEmptyToolInput",
+    "BedrockNoToolUseType",
     "ChatStreamReading",
     "CloseMidEvent",
     "CohereStreamReading",
@@ -106,13 +126,16 @@ __all__ = [
     "Dialect",
     "DoneSentinel",
     "DropDone",
+    "EVENTSTREAM_MEDIA_TYPE",
     "EncryptedReasoning",
     "ErrorEnvelope",
+    "EventStreamMessage",
     "EventsPerRead",
     "FakeProvider",
     "FakeProviderApp",
     "FakeTransport",
     "FirstCallOnRoleChunk",
+    "InvalidEventStream",
     "LineEndings",
     "MultilineData",
     "NoArgumentDeltas",
@@ -149,12 +172,17 @@ __all__ = [
     "WireQuirk",
     "add_respx_routes",
     "apply_wire_quirks",
+    "bedrock_error_wire",
+    "bedrock_exception_wire",
+    "decode_eventstream",
     "decode_ndjson",
     "decode_sse",
     "dialect_names",
+    "encode_eventstream_message",
     "encode_ndjson",
     "encode_sse",
     "get_dialect",
+    "iter_eventstream",
     "json_wire",
     "patch_httpx",
     "patch_httpx2",

@@ -1,1 +1,344 @@
-"""Placeholder: this module lands with the second fake-providers issue."""
+"""The ``bedrock_converse`` dialect (``POST /model/{modelId}/converse-stream``) and shared parts.
+
+Bedrock streams AWS binary event-stream messages, not SSE (QUIRKS.md §8, S11;
+framing in :mod:`tooltape.fake_providers._bedrock_eventstream`). Each Converse
+event is one message whose ``:event-type`` names it and whose payload is
+compact JSON with sorted keys and a ``p`` field of padding (a prefix of
+``abc...XYZ0123...`` of random length), as every recording in
+``../shared/corpus/bedrock`` has it; botocore drops ``p``. The events:
+``messageStart {role}``; per content block ``contentBlockDelta``... then
+``contentBlockStop``: ``reasoningContent`` deltas (``text`` pieces, then one
+``signature``) for ``Plan.reasoning``, ``text`` deltas for ``text_before``, one
+``toolUse`` block per call, ``text`` for ``text_after``; then ``messageStop
+{stopReason}`` and ``metadata {usage, metrics}``. Reasoning and text blocks
+have no start event; a tool block opens with ``contentBlockStart {start:
+{toolUse: {toolUseId, name, type: "tool_use"}}}`` (``type`` arrived in 2025;
+``no_tool_use_type`` leaves it out, as Claude 3 recordings do). A block's
+``contentBlockIndex`` is its position, so calls after text start at 1.
+
+Fragments map to blocks by ``Fragment.call``: a call's block opens at its first
+fragment, each fragment's argument text is one ``toolUse.input`` delta (the
+header's ``""`` is the empty first input real Claude streams start with;
+``no_empty_tool_input`` drops it, and with ``empty_args`` a call then has no
+delta at all, B1), and the block stops after its last fragment. Blocks stay
+open together under ``interleave_calls`` (B3, real on Bedrock). Quirks that put
+the name or id on other chunks, or change or drop the index, cannot be said
+here and raise :class:`~tooltape.harness.TooltapeUsageError`.
+
+Finish: ``tool_calls``/``stop``/``length``/``content_filter`` become
+``tool_use``/``end_turn``/``max_tokens``/``content_filtered``. ``eof`` ends
+after the last content delta, its block open, with no ``messageStop`` (the
+adapter then raises ``ConnectionError`` after the last chunk); ``error`` cuts
+there too and sends a ``modelStreamErrorException`` exception message, the
+shape Bedrock uses for a failure after the 200.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import json
+import string
+import uuid
+from collections.abc import Sequence
+from random import Random
+from typing import Any, ClassVar, Literal
+
+from tooltape.fake_providers._bedrock_eventstream import (
+    EVENTSTREAM_MEDIA_TYPE,
+    encode_eventstream_message,
+)
+from tooltape.fake_providers._bedrock_parse import parse_converse
+from tooltape.fake_providers._bedrock_validate import validate_converse_request
+from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
+
+__all__ = [
+    "STREAM_ERROR",
+    "BedrockConverseDialect",
+    "BedrockNoEmptyToolInput",
+    "BedrockNoToolUseType",
+    "bedrock_exception_wire",
+]
+
+STREAM_ERROR = "A streaming error occurred. Retry your request."
+"""The ``message`` of the ``modelStreamErrorException`` an ``error`` finish sends."""
+
+_PADDING = string.ascii_lowercase + string.ascii_uppercase + string.digits
+_STOP_REASONS = {
+    "tool_calls": "tool_use",
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "content_filter": "content_filtered",
+}
+
+
+class BedrockNoEmptyToolInput(Quirk):
+    """Leave out the empty first ``toolUse.input`` delta of each tool block (B1 with empty_args).
+
+    With ``empty_args`` an argument-less call is then a ``contentBlockStart``
+    followed by ``contentBlockStop``: no delta at all.
+    """
+
+    kind: Literal["no_empty_tool_input"] = "no_empty_tool_input"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "B1; Bedrock argument-less tools (autogen #6979, spring-ai #3618)"
+
+
+class BedrockNoToolUseType(Quirk):
+    """Send ``contentBlockStart.start.toolUse`` without ``type``, as 2024 recordings do."""
+
+    kind: Literal["no_tool_use_type"] = "no_tool_use_type"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "§8; Claude 3 recordings in ../shared/corpus/bedrock"
+
+
+_INEXPRESSIBLE = {
+    "split_name": "the name rides whole on the tool block's start",
+    "repeat_name": "the name rides once, on the tool block's start",
+    "late_name": "the name rides on the tool block's start, before any argument",
+    "missing_id": "the tool block's start always carries the tool-use id",
+    "late_id": "the id rides on the tool block's start, before any argument",
+    "changing_id": "a tool block has one id, sent once on its start",
+    "id_on_every_chunk": "argument deltas carry only the input text, no id",
+    "empty_string_continuations": "argument deltas carry no id or name",
+    "no_index": "every content block event carries its block index",
+    "shared_index": "the index is the block's position, so blocks never share one",
+    "index_offset": "the index is the block's position; put text_before or reasoning in "
+    "the plan to offset the tool blocks",
+    "pack_fragments": "each event carries one delta, so there is nothing to pack",
+}
+
+
+def check_expressible(
+    dialect: str,
+    stream: PlannedStream,
+    event_quirks: Sequence[Quirk],
+    allowed: dict[str, str | None],
+) -> None:
+    """Raise for quirks a Bedrock wire cannot say.
+
+    Args:
+        dialect: The dialect name, for the message.
+        stream: The planned stream (its tool-chunk quirks are checked).
+        event_quirks: The EVENTS quirks asked for.
+        allowed: EVENTS quirk kinds this dialect knows, each with ``None`` (renders it)
+            or the reason it refuses it.
+
+    Raises:
+        TooltapeUsageError: Naming the quirk, the dialect and the reason.
+    """
+    for quirk in event_quirks:
+        if quirk.kind not in allowed:
+            kinds = ", ".join(sorted(k for k, why in allowed.items() if why is None))
+            raise TooltapeUsageError(
+                f"quirk {quirk} belongs to another dialect; {dialect} renders only these "
+                f"EVENTS quirks: {kinds}"
+            )
+        if allowed[quirk.kind]:
+            raise TooltapeUsageError(
+                f"quirk {quirk} cannot be rendered by dialect {dialect}: {allowed[quirk.kind]}"
+            )
+    for chunk_quirk in stream.quirks:
+        reason = _INEXPRESSIBLE.get(getattr(chunk_quirk, "kind", ""))
+        if reason:
+            raise TooltapeUsageError(
+                f"quirk {chunk_quirk} cannot be rendered by dialect {dialect}: {reason}"
+            )
+    seen: set[int] = set()
+    for fragment in stream.fragments:
+        header = fragment.call not in seen
+        seen.add(fragment.call)
+        if header != (fragment.id is not None) or header != (fragment.name is not None):
+            kinds = ", ".join(str(q) for q in stream.quirks) or "none"
+            raise TooltapeUsageError(
+                f"dialect {dialect} sends a call's id and name once, on its first chunk; "
+                f"call {fragment.call} has {fragment!r} (quirks: {kinds})"
+            )
+
+
+def padding(rng: Random) -> str:
+    """The ``p`` padding Bedrock adds to an event payload: a random-length prefix of a-zA-Z0-9."""
+    return _PADDING[: rng.randint(1, len(_PADDING))]
+
+
+def signature(text: str) -> str:
+    """A deterministic stand-in for a reasoning signature."""
+    return "Eo" + base64.b64encode(hashlib.sha256(text.encode()).digest() * 3).decode()
+
+
+def output_tokens(plan: Plan) -> int:
+    """A plausible output-token count for a plan."""
+    written = plan.reasoning + plan.text_before + plan.text_after
+    return 1 + len(written + "".join(json.dumps(c.args) for c in plan.calls)) // 4
+
+
+INPUT_TOKENS = 472
+"""The input-token count every rendered stream reports."""
+
+
+def _frame_headers(name: str) -> list[tuple[str, str]]:
+    """Bedrock's headers, in its order; AWS exception shapes are named ``...Exception``."""
+    exception = name.endswith("Exception")
+    return [
+        (":exception-type" if exception else ":event-type", name),
+        (":content-type", "application/json"),
+        (":message-type", "exception" if exception else "event"),
+    ]
+
+
+def bedrock_exception_wire(
+    message: str, exception_type: str = "validationException", *, events: Sequence[bytes] = ()
+) -> Wire:
+    """A 200 event stream that fails with an exception message, as Bedrock reports errors late.
+
+    Claude's own request errors reach Bedrock streaming clients this way
+    (botocore raises ``EventStreamError``, code ``validationException``); queue
+    the wire as a turn: ``FakeProvider("bedrock_converse").stream(bedrock_exception_wire(...))``.
+
+    Args:
+        message: The exception's ``message``.
+        exception_type: The ``:exception-type`` header (an exception shape of the stream).
+        events: Framed events to send first.
+    """
+    payload = json.dumps({"message": message}, ensure_ascii=False, separators=(",", ":")).encode()
+    frame = encode_eventstream_message(_frame_headers(exception_type), payload)
+    return Wire(reads=(*events, frame), headers=(("content-type", EVENTSTREAM_MEDIA_TYPE),))
+
+
+class BedrockDialect(Dialect):
+    """Base of the Bedrock dialects: event-stream framing and Bedrock's response headers."""
+
+    framing = "eventstream"
+    media_type = EVENTSTREAM_MEDIA_TYPE
+    extra_headers: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def frame(self, event: ProviderEvent) -> bytes:
+        """One event-stream message; names ending in ``Exception`` become exception messages."""
+        if isinstance(event.data, str):
+            payload = event.data.encode()
+        else:
+            text = json.dumps(event.data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            payload = text.encode()
+        return encode_eventstream_message(_frame_headers(event.event or "chunk"), payload)
+
+    def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:
+        """The reads (shared wire quirks), with ``x-amzn-requestid`` and the dialect's headers."""
+        wire = super().wire(frames, wire_quirks, seed)
+        request_id = uuid.UUID(int=Random(f"{seed}:request-id").getrandbits(128), version=4)
+        headers = (*wire.headers, ("x-amzn-requestid", str(request_id)), *self.extra_headers)
+        return dataclasses.replace(wire, headers=headers)
+
+
+class _ConverseEvents:
+    """Builds one stream's Converse events; blocks are numbered in the order they open."""
+
+    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+        self.stream = stream
+        self.kinds = {quirk.kind for quirk in quirks}
+        self.rng = Random(f"{stream.seed}:bedrock_converse")
+        self.out: list[tuple[str, dict[str, Any]]] = []
+        self.blocks = 0
+
+    def add(self, name: str, **fields: Any) -> None:
+        self.out.append((name, {**fields, "p": padding(self.rng)}))
+
+    def next_block(self) -> int:
+        index, self.blocks = self.blocks, self.blocks + 1
+        return index
+
+    def text_block(self, text: str, kind: Literal["text", "reasoning"]) -> None:
+        if not text:
+            return
+        index = self.next_block()
+        start = 0
+        while start < len(text):
+            end = start + self.rng.randint(3, 16)
+            piece = text[start:end]
+            delta = {"text": piece} if kind == "text" else {"reasoningContent": {"text": piece}}
+            self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
+            start = end
+        if kind == "reasoning":
+            delta = {"reasoningContent": {"signature": signature(text)}}
+            self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
+        self.add("contentBlockStop", contentBlockIndex=index)
+
+    def tool_blocks(self) -> None:
+        fragments = self.stream.fragments
+        last = {fragment.call: n for n, fragment in enumerate(fragments)}
+        skip_empty = "no_empty_tool_input" in self.kinds
+        blocks: dict[int, int] = {}
+        for n, fragment in enumerate(fragments):
+            first = fragment.call not in blocks
+            if first:
+                tool_use: dict[str, Any] = {"toolUseId": fragment.id, "name": fragment.name}
+                if "no_tool_use_type" not in self.kinds:
+                    tool_use["type"] = "tool_use"
+                blocks[fragment.call] = index = self.next_block()
+                self.add("contentBlockStart", contentBlockIndex=index, start={"toolUse": tool_use})
+            index = blocks[fragment.call]
+            if fragment.args is not None and not (first and skip_empty and fragment.args == ""):
+                delta = {"toolUse": {"input": fragment.args}}
+                self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
+            if last[fragment.call] == n:
+                self.add("contentBlockStop", contentBlockIndex=index)
+
+    def build(self) -> list[tuple[str, dict[str, Any]]]:
+        plan, stream = self.stream.plan, self.stream
+        self.add("messageStart", role="assistant")
+        self.text_block(plan.reasoning, "reasoning")
+        self.text_block(plan.text_before, "text")
+        self.tool_blocks()
+        if stream.truncated_call is None:
+            self.text_block(plan.text_after, "text")
+        if stream.finish in ("eof", "error"):
+            if self.out[-1][0] == "contentBlockStop":
+                self.out.pop()  # the connection drops inside the last block
+            if stream.finish == "error":
+                self.out.append(("modelStreamErrorException", {"message": STREAM_ERROR}))
+            return self.out
+        self.add("messageStop", stopReason=_STOP_REASONS[stream.finish])
+        written = output_tokens(plan)
+        usage: dict[str, Any] = {"inputTokens": INPUT_TOKENS, "outputTokens": written}
+        usage |= {"serverToolUsage": {}, "totalTokens": INPUT_TOKENS + written}
+        metrics = {"latencyMs": self.rng.randint(400, 4000)}
+        self.add("metadata", metrics=metrics, usage=usage)
+        return self.out
+
+
+class BedrockConverseDialect(BedrockDialect):
+    """Bedrock ConverseStream: event-stream messages, content blocks by ``contentBlockIndex``."""
+
+    name = "bedrock_converse"
+    path = "/model/{modelId}/converse-stream"
+    event_quirks: ClassVar[dict[str, str | None]] = {
+        "no_empty_tool_input": None,
+        "no_tool_use_type": None,
+    }
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The provider events for a planned stream (see the module docstring).
+
+        Raises:
+            TooltapeUsageError: A quirk cannot be said on this wire, or is another
+                dialect's EVENTS quirk.
+        """
+        check_expressible(self.name, stream, quirks, self.event_quirks)
+        return [ProviderEvent(data, name) for name, data in _ConverseEvents(stream, quirks).build()]
+
+    def parse(self, body: bytes) -> Deltas:
+        """The tool-call chunks ``ChatBedrockConverse.stream`` yields (see ``parse_converse``)."""
+        return parse_converse(body)
+
+    def validate(self, request: ProviderRequest) -> ProviderError | None:
+        """Bedrock's 400 for a Converse history with broken tool pairing, else ``None``.
+
+        See :mod:`tooltape.fake_providers._bedrock_validate` for the rules and texts.
+        """
+        return validate_converse_request(request)
+
+
+# Importing the invoke dialect registers it with this module (the one _dialect loads).
+import tooltape.fake_providers._bedrock_invoke  # noqa: E402, F401

@@ -49,17 +49,21 @@ class Turn:
     """How failure messages name this turn."""
 
 
-def json_wire(status: int, body: Mapping[str, Any]) -> Wire:
-    """A JSON response (an HTTP error body, say) as a one-read wire."""
+def json_wire(
+    status: int, body: Mapping[str, Any], headers: tuple[tuple[str, str], ...] = ()
+) -> Wire:
+    """A JSON response (an HTTP error body, say) as a one-read wire, with extra ``headers``."""
     content = json.dumps(body).encode()
-    headers = (("content-type", "application/json"), ("content-length", str(len(content))))
-    return Wire(reads=(content,), status=status, headers=headers)
+    base = (("content-type", "application/json"), ("content-length", str(len(content))))
+    return Wire(reads=(content,), status=status, headers=base + tuple(headers))
 
 
 def _tooltape_error(status: int, error_type: str, message: str) -> Wire:
-    # One shape both official SDKs read: openai looks at body["error"]["message"],
-    # anthropic at body["error"] with a top-level "type": "error".
-    return json_wire(status, {"type": "error", "error": {"type": error_type, "message": message}})
+    # One shape every client reads: openai looks at body["error"]["message"],
+    # anthropic at body["error"] with a top-level "type": "error", and
+    # boto3 reads a top-level "message".
+    body = {"type": "error", "error": {"type": error_type, "message": message}, "message": message}
+    return json_wire(status, body)
 
 
 _NOT_STREAMING = (
@@ -88,10 +92,14 @@ def _host_port(url: str) -> tuple[str, int | None]:
 
 
 def _path_pattern(path: str) -> re.Pattern[str]:
-    """Match ``path`` as a suffix, without its version segment, ``{name}`` as one segment."""
+    """Match ``path`` as a suffix, without its version segment; ``{name}`` matches any text.
+
+    A placeholder may span slashes: Bedrock model ids can be ARNs
+    (``.../application-inference-profile/abc``), which arrive percent-decoded.
+    """
     core = re.sub(r"^/v\d+[a-z0-9]*(?=/)", "", path)
     pieces = re.split(r"\{[^}/]+\}", core)
-    return re.compile("[^/]+".join(re.escape(piece) for piece in pieces) + "$")
+    return re.compile(".+".join(re.escape(piece) for piece in pieces) + "$")
 
 
 class FakeProvider:
@@ -229,7 +237,7 @@ class FakeProvider:
             rejection = self.dialect.validate(request)
             if rejection is not None:
                 self.rejected.append((request, rejection))
-                return json_wire(rejection.status, rejection.body)
+                return json_wire(rejection.status, rejection.body, rejection.headers)
             if self.dialect.stream_flag and not _asks_for_stream(request):
                 self._turnless.append(
                     f"request #{number} ({request.method} {request.path}) did not ask for a stream"

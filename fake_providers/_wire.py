@@ -73,6 +73,8 @@ class ProviderError:
     """The HTTP status, e.g. 400."""
     body: dict[str, object]
     """The JSON error body, exactly as the provider shapes it."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra response headers the provider sends with it (e.g. ``x-amzn-errortype``)."""
 
     @property
     def message(self) -> str:

@@ -188,10 +188,12 @@ def test_routes_by_host_port_and_path_suffix(url: str, served: bool) -> None:
     assert (router.provider_for("POST", url) is not None) is served
 
 
-def test_templated_paths_match_one_segment() -> None:
+def test_templated_paths_match_any_text_in_the_placeholder() -> None:
+    # Placeholders may span slashes: Bedrock model ids can be ARNs with '/'.
     router = ProviderRouter([echo_provider()])
     assert router.provider_for("POST", ECHO) is not None
-    assert router.provider_for("POST", "https://echo.test/v1beta/models/a/b:streamEcho") is None
+    assert router.provider_for("POST", "https://echo.test/v1beta/models/a/b:streamEcho") is not None
+    assert router.provider_for("POST", "https://echo.test/v1beta/models/a:streamOther") is None
     assert router.provider_for("GET", ECHO) is None
 
 

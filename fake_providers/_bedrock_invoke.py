@@ -1,0 +1,138 @@
+"""The ``bedrock_invoke`` dialect: Claude on ``POST /model/{modelId}/invoke-with-response-stream``.
+
+InvokeModelWithResponseStream passes the model's own stream through, one
+event-stream message per event: ``:event-type`` ``chunk``, payload ``{"bytes":
+<base64 of the event JSON>, "p": <padding>}``. For Claude the wrapped events
+are Anthropic Messages stream events, rendered here by
+:class:`~tooltape.fake_providers._anthropic.AnthropicMessagesDialect` and then
+reshaped to what Bedrock relays (``../shared/corpus/bedrock``, the
+``bedrock_invoke_stream`` records):
+
+- no ``ping`` events, and compact unpadded JSON inside ``bytes``;
+- ``message_start.message``: ``id`` ``msg_bdrk_01...``, no ``stop_details``,
+  usage ``{input_tokens, cache_creation_input_tokens, cache_read_input_tokens,
+  output_tokens}``;
+- ``tool_use`` block starts without ``caller``; ``message_delta`` without
+  ``stop_details`` and with usage ``{output_tokens}``;
+- ``message_stop`` carries ``amazon-bedrock-invocationMetrics``
+  ``{inputTokenCount, outputTokenCount, invocationLatency, firstByteLatency}``;
+- an ``error`` finish ends with a ``modelStreamErrorException`` exception
+  message instead of Anthropic's ``event: error``.
+
+Quirks are the Anthropic dialect's: ``no_empty_partial_json`` and
+``input_on_block_start`` render (ChatBedrock ignores a start's ``input``);
+``ping_events`` and ``json_padding`` are refused, as Bedrock sends neither.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from random import Random
+from typing import Any, ClassVar
+
+from tooltape.fake_providers._anthropic import AnthropicMessagesDialect
+from tooltape.fake_providers._bedrock import (
+    INPUT_TOKENS,
+    STREAM_ERROR,
+    BedrockDialect,
+    check_expressible,
+    padding,
+)
+from tooltape.fake_providers._bedrock_parse import parse_invoke
+from tooltape.fake_providers._bedrock_validate import validate_invoke_request
+from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.harness import Deltas, PlannedStream, Quirk
+
+__all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
+
+INVOKE_MODEL = "claude-sonnet-4-5-20250929"
+"""The model named in ``message_start`` (Bedrock reports the Anthropic model name)."""
+
+_ANTHROPIC = AnthropicMessagesDialect()
+_USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _message_start(data: dict[str, Any]) -> dict[str, Any]:
+    message = data["message"]
+    usage = {key: message["usage"][key] for key in _USAGE_KEYS}
+    bedrock = {"model": INVOKE_MODEL, "id": message["id"].replace("msg_", "msg_bdrk_", 1)}
+    bedrock |= {"type": "message", "role": "assistant", "content": []}
+    bedrock |= {"stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
+    return {"type": "message_start", "message": bedrock}
+
+
+class _Reshape:
+    """Turns one stream's Anthropic events into the events Bedrock relays."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = Random(f"{seed}:bedrock_invoke")
+        self.output_tokens = 1
+
+    def event(self, name: str, data: dict[str, Any]) -> dict[str, Any]:
+        if name == "message_start":
+            return _message_start(data)
+        if name == "content_block_start":
+            block = {k: v for k, v in data["content_block"].items() if k != "caller"}
+            return {**data, "content_block": block}
+        if name == "message_delta":
+            self.output_tokens = data["usage"]["output_tokens"]
+            delta = {k: v for k, v in data["delta"].items() if k != "stop_details"}
+            return {**data, "delta": delta, "usage": {"output_tokens": self.output_tokens}}
+        if name == "message_stop":
+            metrics = {"inputTokenCount": INPUT_TOKENS, "outputTokenCount": self.output_tokens}
+            latency = self.rng.randint(800, 4000)
+            metrics |= {"invocationLatency": latency, "firstByteLatency": latency // 3}
+            return {**data, "amazon-bedrock-invocationMetrics": metrics}
+        return data
+
+    def chunk(self, event: dict[str, Any]) -> ProviderEvent:
+        text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+        wrapped = base64.b64encode(text.encode()).decode()
+        return ProviderEvent({"bytes": wrapped, "p": padding(self.rng)}, "chunk")
+
+
+class BedrockInvokeDialect(BedrockDialect):
+    """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
+
+    name = "bedrock_invoke"
+    path = "/model/{modelId}/invoke-with-response-stream"
+    extra_headers = (("x-amzn-bedrock-content-type", "application/json"),)
+    event_quirks: ClassVar[dict[str, str | None]] = {
+        "no_empty_partial_json": None,
+        "input_on_block_start": None,
+        "ping_events": "Bedrock relays no ping events",
+        "json_padding": "Bedrock relays Anthropic's events as compact, unpadded JSON",
+    }
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The ``chunk`` events for a planned stream (see the module docstring).
+
+        Raises:
+            TooltapeUsageError: A quirk cannot be said on this wire, or is another
+                dialect's EVENTS quirk.
+        """
+        check_expressible(self.name, stream, quirks, self.event_quirks)
+        reshape = _Reshape(stream.seed)
+        out: list[ProviderEvent] = []
+        for event in _ANTHROPIC.events(stream, quirks):
+            if event.event == "ping" or not isinstance(event.data, dict):
+                continue
+            if event.event == "error":
+                out.append(ProviderEvent({"message": STREAM_ERROR}, "modelStreamErrorException"))
+                continue
+            out.append(reshape.chunk(reshape.event(event.event or "", event.data)))
+        return out
+
+    def parse(self, body: bytes) -> Deltas:
+        """The tool-call chunks ``ChatBedrock.stream`` yields (see ``parse_invoke``)."""
+        return parse_invoke(body)
+
+    def validate(self, request: ProviderRequest) -> ProviderError | None:
+        """Claude's 400 for an Anthropic history with broken tool pairing, else ``None``.
+
+        See :mod:`tooltape.fake_providers._bedrock_validate` for the texts.
+        """
+        return validate_invoke_request(request)
