@@ -54,6 +54,18 @@ from tooltape.fake_providers._framing import (
     WireQuirk,
     apply_wire_quirks,
 )
+from tooltape.fake_providers._gemini import GeminiDialect
+from tooltape.fake_providers._gemini_parse import GeminiStreamReading, read_gemini_stream
+from tooltape.fake_providers._gemini_quirks import (
+    FinishWithLastPart,
+    FinishWithoutParts,
+    GeminiEventQuirk,
+    GeminiModel,
+    LowerFinalPromptCount,
+    NoThoughtSignature,
+    PartialArgs,
+    SignatureOnlyPart,
+)
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
 from tooltape.fake_providers._ollama import OllamaDialect, OllamaReemittedCalls
 from tooltape.fake_providers._ollama_parse import OllamaStreamReading, read_ollama_stream
@@ -134,15 +146,23 @@ __all__ = [
     "FakeProvider",
     "FakeProviderApp",
     "FakeTransport",
+    "FinishWithLastPart",
+    "FinishWithoutParts",
     "FirstCallOnRoleChunk",
+    "GeminiDialect",
+    "GeminiEventQuirk",
+    "GeminiModel",
+    "GeminiStreamReading",
     "InvalidEventStream",
     "LineEndings",
+    "LowerFinalPromptCount",
     "MultilineData",
     "NoArgumentDeltas",
     "NoLogprobs",
     "NoObfuscation",
     "NoSequenceNumber",
     "NoServiceTier",
+    "NoThoughtSignature",
     "NoTrailingBlank",
     "NoUsageChunk",
     "NullContinuationFields",
@@ -153,6 +173,7 @@ __all__ = [
     "OpenAIResponsesDialect",
     "OpenCallsFirst",
     "PEER_CLOSED",
+    "PartialArgs",
     "ProfileDialect",
     "ProviderError",
     "ProviderEvent",
@@ -163,6 +184,7 @@ __all__ = [
     "ResponsesNoObfuscation",
     "RetryBlock",
     "SSEEvent",
+    "SignatureOnlyPart",
     "SplitReads",
     "SplitUtf8",
     "SseFields",
@@ -188,6 +210,7 @@ __all__ = [
     "patch_httpx2",
     "read_chat_stream",
     "read_cohere_stream",
+    "read_gemini_stream",
     "read_ollama_stream",
     "register_profile",
     "serve_in_thread",

@@ -1,0 +1,251 @@
+"""The ``gemini`` dialect's quirks: its EVENTS quirks and which tool-chunk quirks it can say.
+
+A Gemini call is one ``functionCall`` part whose ``args`` is a JSON object, so
+only the tool-chunk quirks listed in ``_EXPRESSIBLE`` have a Gemini shape; the
+others raise :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect
+and reason. The EVENTS quirks reproduce QUIRKS.md G1-G4 and §7; the last one,
+:class:`PartialArgs`, also renders Vertex AI's ``partialArgs`` parts here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from random import Random
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError
+
+__all__ = [
+    "FinishWithLastPart",
+    "FinishWithoutParts",
+    "GeminiEventQuirk",
+    "GeminiModel",
+    "LowerFinalPromptCount",
+    "NoThoughtSignature",
+    "PartialArgs",
+    "SignatureOnlyPart",
+    "check_expressible",
+    "partial_parts",
+]
+
+Part = dict[str, Any]
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# --- EVENTS quirks ----------------------------------------------------------------------
+
+
+class GeminiEventQuirk(Quirk):
+    """Base of the EVENTS quirks the ``gemini`` dialect understands."""
+
+    kind: str
+    stage: ClassVar[Stage] = Stage.EVENTS
+
+
+class GeminiModel(GeminiEventQuirk):
+    """Name another model in ``modelVersion`` (``gemini-2.5-flash``, ``gemini-2.0-flash``).
+
+    langchain-google-genai keeps a Gemini 2.x turn's text as a string, while a
+    Gemini 3+ turn's text becomes content blocks that share the counter of the
+    tool-call indexes; the model name alone decides which.
+    """
+
+    kind: Literal["gemini_model"] = "gemini_model"
+    cites: ClassVar[str] = "§5, G1; corpus recordings of gemini-2.0, 2.5 and 3.x models"
+    model: str = "gemini-2.5-flash"
+    """The ``modelVersion`` every frame carries."""
+
+
+class FinishWithLastPart(GeminiEventQuirk):
+    """Put ``finishReason`` on the frame with the last part, with no final frame (2.x shape)."""
+
+    kind: Literal["finish_with_last_part"] = "finish_with_last_part"
+    cites: ClassVar[str] = "G2; gemini-2.0 and 2.5 recordings (corpus)"
+
+
+class FinishWithoutParts(GeminiEventQuirk):
+    """End with a frame whose candidate has ``finishReason`` and no ``content`` (G2)."""
+
+    kind: Literal["finish_without_parts"] = "finish_without_parts"
+    cites: ClassVar[str] = "G2; envoyproxy/ai-gateway#2399, pydantic-ai#2631"
+
+
+class NoThoughtSignature(GeminiEventQuirk):
+    """Send no ``thoughtSignature`` (thinking off: gemini-2.0-flash, 2.5-flash-lite)."""
+
+    kind: Literal["no_thought_signature"] = "no_thought_signature"
+    cites: ClassVar[str] = "G3; gemini-2.0-flash and 2.5-flash-lite recordings (corpus)"
+
+
+class SignatureOnlyPart(GeminiEventQuirk):
+    """Carry the turn's ``thoughtSignature`` on a trailing part of its own (G3).
+
+    The part sits in the frame with ``finishReason``; with ``empty_text`` it is
+    ``{"text": "", "thoughtSignature": ...}``, which langchain-google-genai turns
+    into an empty text block (one more index on its counter).
+    """
+
+    kind: Literal["signature_only_part"] = "signature_only_part"
+    cites: ClassVar[str] = "G3; vercel/ai#12402, strands-agents#3306, kelivo#1002"
+    empty_text: bool = True
+    """Whether the part also says ``"text": ""`` (gemini-3-pro-preview's shape)."""
+
+
+class LowerFinalPromptCount(GeminiEventQuirk):
+    """Lower the cumulative ``promptTokenCount`` on the last frame (Gemini 2.0, G4)."""
+
+    kind: Literal["lower_final_prompt_count"] = "lower_final_prompt_count"
+    cites: ClassVar[str] = "G4; langchain-google-genai compensates in _response_to_result"
+    by: int = Field(default=7, ge=1)
+    """How many prompt tokens the last frame reports fewer."""
+
+
+class PartialArgs(GeminiEventQuirk):
+    """Vertex AI ``streamFunctionCallArguments``: stream each call's args as ``partialArgs``.
+
+    A call opens with ``{"name", "willContinue": true}``, each argument leaf
+    follows as ``{"partialArgs": [{"jsonPath", "<type>Value", "willContinue"?}],
+    "willContinue": true}`` (strings in pieces), and the call closes with an empty
+    ``functionCall`` (``terminal="empty_call"``) or with a last ``partialArgs``
+    frame without ``willContinue`` (``"last_partial"``, seen for array args).
+    A call without arguments is one ``{"name"}`` part. langchain-google-genai
+    reads every part as a whole call: one call with ``{}`` plus one nameless
+    ``{}`` call per continuation part.
+    """
+
+    kind: Literal["partial_args"] = "partial_args"
+    cites: ClassVar[str] = "§7; vercel/ai#13929, vercel/ai#14358, js-genai PartialArg"
+    lossless: ClassVar[bool] = False
+    terminal: Literal["empty_call", "last_partial"] = "empty_call"
+    """How a call's last frame looks."""
+
+
+_EVENT_QUIRKS = (
+    GeminiModel,
+    FinishWithLastPart,
+    FinishWithoutParts,
+    NoThoughtSignature,
+    SignatureOnlyPart,
+    LowerFinalPromptCount,
+    PartialArgs,
+)
+
+_EXPRESSIBLE = {
+    "split_args",
+    "whole_args",
+    "whole_call",
+    "split_inside_escapes",
+    "ascii_escapes",
+    "empty_args",
+    "missing_id",
+    "duplicate_ids",
+    "pack_fragments",
+}
+"""Tool-chunk quirks with a Gemini shape (splitters are moot: a call is always whole)."""
+
+_WHOLE = "a functionCall part carries the call whole: name, args object and id together"
+_INEXPRESSIBLE = {
+    "truncate_args": "args are a JSON object inside one frame, so the stream cannot end "
+    "inside them; end the turn with finish 'eof', or cut a frame with close_mid_event",
+    "malformed_args": "args are a JSON object, never text, so they cannot be malformed",
+    "non_object_args": "args must be a JSON object (google-genai rejects anything else)",
+    "cumulative_args": "args arrive whole in one part: there is no argument text to repeat",
+    "split_name": _WHOLE,
+    "repeat_name": _WHOLE,
+    "late_name": _WHOLE,
+    "late_id": _WHOLE,
+    "changing_id": _WHOLE,
+    "id_on_every_chunk": _WHOLE,
+    "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
+    "interleave_calls": _WHOLE + "; parts of different calls cannot interleave",
+    "no_index": "functionCall parts never carry an index (the adapter numbers them)",
+    "shared_index": "functionCall parts carry no index to share",
+    "index_offset": "functionCall parts carry no index; text or reasoning before the calls "
+    "shifts the adapter's numbering on Gemini 3 models",
+}
+
+
+def check_expressible(stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    """Raise for quirks this wire cannot say (the module docstring says why)."""
+    for quirk in quirks:
+        if not isinstance(quirk, GeminiEventQuirk):
+            known = ", ".join(sorted(q.model_fields["kind"].default for q in _EVENT_QUIRKS))
+            raise TooltapeUsageError(
+                f"quirk {quirk} belongs to another dialect; gemini renders only these "
+                f"EVENTS quirks: {known}"
+            )
+    for chunk_quirk in stream.quirks:
+        kind = str(getattr(chunk_quirk, "kind", ""))
+        if kind not in _EXPRESSIBLE:
+            reason = _INEXPRESSIBLE.get(kind, _WHOLE)
+            raise TooltapeUsageError(
+                f"quirk {chunk_quirk} cannot be rendered by dialect gemini: {reason}"
+            )
+    kinds = {q.kind for q in quirks} | {str(getattr(q, "kind", "")) for q in stream.quirks}
+    for pair in (
+        ("finish_with_last_part", "finish_without_parts"),
+        ("finish_without_parts", "signature_only_part"),
+        ("partial_args", "pack_fragments"),
+    ):
+        if set(pair) <= kinds:
+            raise TooltapeUsageError(
+                f"quirks {pair[0]} and {pair[1]} cannot be combined in dialect gemini"
+            )
+
+
+# --- partial_args (Vertex AI) -----------------------------------------------------------
+
+
+def partial_parts(
+    header: Fragment, args: dict[str, Any] | None, quirk: PartialArgs, rng: Random
+) -> list[Part]:
+    """The parts of one call streamed as Vertex ``partialArgs`` (see :class:`PartialArgs`).
+
+    ``rng`` picks where string values are cut (at most three pieces each).
+    """
+    opening: dict[str, Any] = {"name": header.name}
+    if header.id is not None:
+        opening["id"] = header.id
+    entries = _partial_entries(args, "$", rng) if args else []
+    if not entries:
+        return [{"functionCall": opening}]
+    parts: list[Part] = [{"functionCall": {**opening, "willContinue": True}}]
+    parts += [{"functionCall": {"partialArgs": [e], "willContinue": True}} for e in entries]
+    if quirk.terminal == "empty_call":
+        parts.append({"functionCall": {}})
+    else:
+        del parts[-1]["functionCall"]["willContinue"]
+    return parts
+
+
+def _partial_entries(value: Any, path: str, rng: Random) -> list[dict[str, Any]]:
+    if isinstance(value, dict | list):
+        if not value:
+            raise TooltapeUsageError(
+                f"quirk partial_args cannot stream the empty container at {path}: "
+                "PartialArg values are scalars"
+            )
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        return [e for key, item in items for e in _partial_entries(item, _path(path, key), rng)]
+    if isinstance(value, str):
+        cuts = sorted(rng.sample(range(1, len(value)), min(2, len(value) - 1))) if value else []
+        pieces = [value[a:b] for a, b in zip([0, *cuts], [*cuts, len(value)], strict=True)]
+        entries = [{"jsonPath": path, "stringValue": p, "willContinue": True} for p in pieces]
+        del entries[-1]["willContinue"]
+        return entries
+    if value is None:
+        return [{"jsonPath": path, "nullValue": "NULL_VALUE"}]
+    if isinstance(value, bool):
+        return [{"jsonPath": path, "boolValue": value}]
+    return [{"jsonPath": path, "numberValue": value}]
+
+
+def _path(parent: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if _IDENTIFIER.match(key):
+        return f"{parent}.{key}"
+    quoted = key.replace("\\", "\\\\").replace("'", "\\'")
+    return f"{parent}['{quoted}']"  # RFC 9535 bracket notation
