@@ -61,10 +61,21 @@ __all__ = [
 
 
 class ChatEventQuirk(Quirk):
-    """Base of the EVENTS quirks the ``openai_chat`` dialect understands."""
+    """Base of the EVENTS quirks the ``openai_chat`` dialect understands.
+
+    The quirks in this module are read by kind while the chunks are built. A
+    subclass defined elsewhere (the server profiles) overrides
+    :meth:`rewrite_events` instead; the dialect calls it on the finished events.
+    """
 
     kind: str
     stage: ClassVar[Stage] = Stage.EVENTS
+
+    def rewrite_events(
+        self, events: list[ProviderEvent], stream: PlannedStream
+    ) -> list[ProviderEvent]:
+        """Rewrite the rendered events, lowest ``priority`` first (default: unchanged)."""
+        return events
 
 
 class NoUsageChunk(ChatEventQuirk):
@@ -398,20 +409,10 @@ class OpenAIChatDialect(Dialect):
             TooltapeUsageError: A quirk is an EVENTS quirk of another dialect.
         """
         kinds = _event_quirks(quirks)
-        envelope = _Envelope(stream.seed, kinds)
-        deltas = _choice_deltas(stream, kinds)
-        events = [ProviderEvent(envelope.chunk([envelope.choice(d)], last=False)) for d in deltas]
-        if stream.finish == "eof":
-            return events
-        if stream.finish == "error":
-            error = {"message": _SERVER_ERROR, "type": "server_error", "param": None, "code": None}
-            return [*events, ProviderEvent({"error": error}), ProviderEvent("[DONE]")]
-        finish = envelope.choice({}, stream.finish)
-        events.append(ProviderEvent(envelope.chunk([finish], None, last=True)))
-        if "no_usage_chunk" not in kinds:
-            usage = _usage(len(deltas))
-            events.append(ProviderEvent(envelope.chunk([], usage, last=True)))
-        return [*events, ProviderEvent("[DONE]")]
+        events = _chunk_events(stream, kinds)
+        for quirk in sorted(kinds.values(), key=lambda quirk: quirk.priority):
+            events = quirk.rewrite_events(events, stream)
+        return events
 
     def parse(self, body: bytes) -> Deltas:
         """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
@@ -423,6 +424,23 @@ class OpenAIChatDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""
         return validate_chat_request(request)
+
+
+def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[ProviderEvent]:
+    envelope = _Envelope(stream.seed, kinds)
+    deltas = _choice_deltas(stream, kinds)
+    events = [ProviderEvent(envelope.chunk([envelope.choice(d)], last=False)) for d in deltas]
+    if stream.finish == "eof":
+        return events
+    if stream.finish == "error":
+        error = {"message": _SERVER_ERROR, "type": "server_error", "param": None, "code": None}
+        return [*events, ProviderEvent({"error": error}), ProviderEvent("[DONE]")]
+    finish = envelope.choice({}, stream.finish)
+    events.append(ProviderEvent(envelope.chunk([finish], None, last=True)))
+    if "no_usage_chunk" not in kinds:
+        usage = _usage(len(deltas))
+        events.append(ProviderEvent(envelope.chunk([], usage, last=True)))
+    return [*events, ProviderEvent("[DONE]")]
 
 
 def _event_quirks(quirks: Sequence[Quirk]) -> dict[str, ChatEventQuirk]:

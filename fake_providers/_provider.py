@@ -82,6 +82,11 @@ def _asks_for_stream(request: ProviderRequest) -> bool:
 
 
 def _default_base_url(dialect_name: str) -> str | None:
+    from tooltape.fake_providers._profiles import PROFILES
+
+    for profile in PROFILES:  # a profile lives where its server does (vLLM on :8000 ...)
+        if profile.name == dialect_name:
+            return profile.base_url
     prefixes = (p for p in _DEFAULT_BASE_URLS if dialect_name.startswith(p))
     return next((_DEFAULT_BASE_URLS[p] for p in prefixes), None)
 

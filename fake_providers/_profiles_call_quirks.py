@@ -1,0 +1,231 @@
+"""EVENTS quirks of OpenAI-compatible servers that rewrite ``tool_calls`` entries.
+
+What a merger sees (names, ids, indexes, argument pieces) is the tool-chunk
+quirks' job (:mod:`tooltape.harness`); these quirks only cover entry shapes that
+the ``openai_chat`` wire can carry but the tool-chunk stream cannot describe:
+provider id formats, missing ``type``, an id nested in ``function``, the first
+argument piece riding on the header, and entries with no ``function`` at all.
+Like every profile quirk they run after the dialect built its chunks (see
+:mod:`~tooltape.fake_providers._profiles_quirks`).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import re
+from random import Random
+from typing import Any, ClassVar, Literal
+
+from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._openai_chat import ChatEventQuirk
+from tooltape.fake_providers._profiles_events import (
+    chunk_at,
+    chunk_positions,
+    delta_of,
+    entries_of,
+    insert_after,
+    random_text,
+)
+from tooltape.harness import PlannedStream
+
+__all__ = [
+    "ArgsOnHeader",
+    "CallIdFormat",
+    "FunctionlessEntry",
+    "IdInFunction",
+    "NoCallType",
+    "ThoughtSignatures",
+]
+
+_Events = list[ProviderEvent]
+
+_ID_PATTERNS = {
+    "deepseek": re.compile(r"call_\d{2}_[A-Za-z0-9]{24}"),
+    "mistral": re.compile(r"[A-Za-z0-9]{9}"),
+    "kimi": re.compile(r"functions\.[^:]+:\d+"),
+    "sglang": re.compile(r"\d+"),
+}
+
+
+def _all_entries(events: _Events) -> list[dict[str, Any]]:
+    return [e for p in chunk_positions(events) for e in entries_of(chunk_at(events, p))]
+
+
+class CallIdFormat(ChatEventQuirk):
+    """Send call ids in a provider's own format instead of the plan's.
+
+    ``deepseek``: ``call_00_`` plus 24 letters and digits (§11, corpus);
+    ``mistral``: 9 letters and digits (§9, M1); ``kimi``:
+    ``functions.<name>:<n>`` (Kimi K2 on Moonshot, vLLM and SGLang ``kimi_k2``
+    parsers); ``sglang``: ``"0"``, ``"1"``... (§14). A plan id already in the
+    format is sent unchanged, so a test that needs to know the ids can write
+    them in that format; any other id is replaced by one derived from it and
+    the seed (the same wire id every time that plan id appears).
+    """
+
+    kind: Literal["call_id_format"] = "call_id_format"
+    cites: ClassVar[str] = "§11 DeepSeek, M1 §9 Mistral, §14 SGLang/kimi_k2 (sglang #9606)"
+    priority: ClassVar[int] = 10
+    style: Literal["deepseek", "mistral", "kimi", "sglang"]
+    """Which provider's format."""
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Map every id on the wire, in order of first appearance."""
+        minted: dict[str, str] = {}
+        for entry in _all_entries(events):
+            call_id = entry.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                continue
+            if call_id not in minted:
+                name = (entry.get("function") or {}).get("name") or _planned_name(
+                    stream, len(minted)
+                )
+                minted[call_id] = self.wire_id(call_id, len(minted), name, stream.seed)
+            entry["id"] = minted[call_id]
+        return events
+
+    def wire_id(self, call_id: str, position: int, name: str, seed: int = 0) -> str:
+        """The id sent for ``call_id``, the ``position``-th distinct id of the turn."""
+        if _ID_PATTERNS[self.style].fullmatch(call_id):
+            return call_id
+        rng = Random(f"{seed}:{self.kind}:{call_id}")
+        if self.style == "deepseek":
+            return f"call_{position:02d}_{random_text(rng, 24)}"
+        if self.style == "mistral":
+            return random_text(rng, 9)
+        if self.style == "kimi":
+            return f"functions.{name}:{position}"
+        return str(position)
+
+
+def _planned_name(stream: PlannedStream, position: int) -> str:
+    calls = stream.plan.calls
+    return calls[position].name if position < len(calls) else "tool"
+
+
+class NoCallType(ChatEventQuirk):
+    """Leave ``type`` out of every tool-call entry (Mistral, corpus)."""
+
+    kind: Literal["no_call_type"] = "no_call_type"
+    cites: ClassVar[str] = "§9 Mistral (corpus: magentic and openinference recordings)"
+    priority: ClassVar[int] = 12
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Drop the key."""
+        for entry in _all_entries(events):
+            entry.pop("type", None)
+        return events
+
+
+class IdInFunction(ChatEventQuirk):
+    """Nest the call id inside ``function`` (L1, llama.cpp before #13800).
+
+    The openai SDK and ChatOpenAI never look there: every call arrives without an id.
+    """
+
+    kind: Literal["id_in_function"] = "id_in_function"
+    cites: ClassVar[str] = "L1 §15 llama.cpp (ggml-org/llama.cpp #12379, fixed by #13800)"
+    priority: ClassVar[int] = 12
+    lossless: ClassVar[bool] = False
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Move each entry's id into its ``function``."""
+        for entry in _all_entries(events):
+            call_id = entry.pop("id", None)
+            entry.pop("type", None)
+            if call_id and isinstance(entry.get("function"), dict):
+                function = entry["function"]
+                entry["function"] = {"name": function.pop("name", None), "id": call_id, **function}
+        return events
+
+
+class ArgsOnHeader(ChatEventQuirk):
+    """Send the first argument piece on the header entry, beside id, type and name (L2).
+
+    llama.cpp's header chunk already carries the opening ``{``; clients that
+    drop the header's ``arguments`` lose it.
+    """
+
+    kind: Literal["args_on_header"] = "args_on_header"
+    cites: ClassVar[str] = "L2 §15 llama.cpp (ggml-org/llama.cpp #22722)"
+    priority: ClassVar[int] = 12
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Fold each header's next argument chunk into the header."""
+        folded: set[int] = set()
+        positions = list(chunk_positions(events))
+        for here, there in itertools.pairwise(positions):
+            header, piece = (
+                _lone_entry(chunk_at(events, here)),
+                _lone_entry(chunk_at(events, there)),
+            )
+            if header is None or piece is None or here in folded:
+                continue
+            function, following = header.get("function") or {}, piece.get("function") or {}
+            opens = header.get("id") and function.get("name") and function.get("arguments") == ""
+            continues = not piece.get("id") and not following.get("name")
+            if opens and continues and piece.get("index") == header.get("index"):
+                function["arguments"] = following.get("arguments") or ""
+                folded.add(there)
+        return [e for p, e in enumerate(events) if p not in folded]
+
+
+def _lone_entry(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    """The entry of a chunk whose delta holds exactly one tool-call entry and nothing else."""
+    delta = delta_of(chunk) or {}
+    entries = entries_of(chunk)
+    return entries[0] if len(entries) == 1 and set(delta) == {"tool_calls"} else None
+
+
+_FUNCTIONLESS: dict[str, dict[str, Any]] = {
+    "lmstudio": {"id": "", "type": "function"},
+    "vllm": {"index": 0},
+    "gemini": {"extra_content": {"google": {"thought_signature": "c2lnbmF0dXJl"}}},
+}
+
+
+class FunctionlessEntry(ChatEventQuirk):
+    """Send one more ``tool_calls`` entry with no ``function`` after the calls.
+
+    ``lmstudio``: ``{"id": "", "type": "function"}`` (LS2); ``vllm``:
+    ``{"index": 0}`` (V9); ``gemini``: a thought-signature-only entry (GC3).
+    ChatOpenAI raises ``AttributeError: 'NoneType' object has no attribute 'get'``.
+    """
+
+    kind: Literal["functionless_entry"] = "functionless_entry"
+    cites: ClassVar[str] = "LS2 §16 LM Studio, V9 §14 vLLM, GC3 §6 Gemini compat"
+    priority: ClassVar[int] = 47  # after one_chunk_turn: the entry comes in a chunk of its own
+    lossless: ClassVar[bool] = False
+    variant: Literal["lmstudio", "vllm", "gemini"] = "lmstudio"
+    """Which server's entry."""
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Insert a chunk holding the entry after the last tool-call chunk."""
+        with_calls = [p for p in chunk_positions(events) if entries_of(chunk_at(events, p))]
+        if not with_calls:
+            return events
+        extra = copy.deepcopy(chunk_at(events, with_calls[-1]))
+        extra["choices"] = extra["choices"][:1]
+        extra["choices"][0]["delta"] = {"tool_calls": [dict(_FUNCTIONLESS[self.variant])]}
+        extra["choices"][0]["finish_reason"] = None
+        if extra.get("usage") is not None:
+            del extra["usage"]  # the usage stays on the chunk that carried it
+        return insert_after(events, with_calls[-1], extra)
+
+
+class ThoughtSignatures(ChatEventQuirk):
+    """Attach ``extra_content.google.thought_signature`` to every named call entry (§6)."""
+
+    kind: Literal["thought_signatures"] = "thought_signatures"
+    cites: ClassVar[str] = "§6 Gemini OpenAI-compatible (thinking models)"
+    priority: ClassVar[int] = 15
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Add a seeded opaque signature per call."""
+        rng = Random(f"{stream.seed}:{self.kind}")
+        for entry in _all_entries(events):
+            if (entry.get("function") or {}).get("name"):
+                signature = random_text(rng, 40)
+                entry["extra_content"] = {"google": {"thought_signature": signature}}
+        return events
