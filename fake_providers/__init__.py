@@ -35,6 +35,12 @@ from tooltape.fake_providers._bedrock_eventstream import (
 )
 from tooltape.fake_providers._bedrock_invoke import BedrockInvokeDialect
 from tooltape.fake_providers._bedrock_validate import bedrock_error_wire
+from tooltape.fake_providers._chat_model import (
+    FakeHistoryRejected,
+    FakeStreamError,
+    FakeToolStreamingModel,
+    ScriptedTurn,
+)
 from tooltape.fake_providers._cohere import CohereV2Dialect
 from tooltape.fake_providers._cohere_parse import CohereStreamReading, read_cohere_stream
 from tooltape.fake_providers._dialect import (
@@ -43,6 +49,14 @@ from tooltape.fake_providers._dialect import (
     dialect_names,
     get_dialect,
     register_profile,
+)
+from tooltape.fake_providers._differential import (
+    DIFFERENTIAL_DIALECTS,
+    AccumulatorResult,
+    DifferentialRow,
+    differential,
+    differential_table,
+    render_differential,
 )
 from tooltape.fake_providers._framing import (
     PEER_CLOSED,
@@ -157,6 +171,7 @@ from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 
 __all__ = [
     "AbortedWire",
+    "AccumulatorResult",
     "AnthropicInputOnBlockStart",
     "AnthropicJsonPadding",
     "AnthropicMessagesDialect",
@@ -176,9 +191,11 @@ __all__ = [
     "CohereV2Dialect",
     "Comments",
     "ContentWithToolCalls",
+    "DIFFERENTIAL_DIALECTS",
     "DataNoSpace",
     "DataOnlyFrames",
     "Dialect",
+    "DifferentialRow",
     "DoneSentinel",
     "DropDone",
     "DuplicateFinish",
@@ -187,8 +204,11 @@ __all__ = [
     "ErrorEnvelope",
     "EventStreamMessage",
     "EventsPerRead",
+    "FakeHistoryRejected",
     "FakeProvider",
     "FakeProviderApp",
+    "FakeStreamError",
+    "FakeToolStreamingModel",
     "FakeTransport",
     "FinishDeltaFields",
     "FinishOnLastDelta",
@@ -242,6 +262,7 @@ __all__ = [
     "RetryBlock",
     "RoleOnEveryDelta",
     "SSEEvent",
+    "ScriptedTurn",
     "SignatureOnlyPart",
     "SortedKeys",
     "SplitReads",
@@ -266,6 +287,8 @@ __all__ = [
     "decode_ndjson",
     "decode_sse",
     "dialect_names",
+    "differential",
+    "differential_table",
     "encode_eventstream_message",
     "encode_ndjson",
     "encode_sse",
@@ -281,5 +304,6 @@ __all__ = [
     "read_gemini_stream",
     "read_ollama_stream",
     "register_profile",
+    "render_differential",
     "serve_in_thread",
 ]

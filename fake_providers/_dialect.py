@@ -143,9 +143,12 @@ def get_dialect(name: str) -> Dialect:
 
 
 def dialect_names(*, profiles: bool = False) -> list[str]:
-    """The registered dialect names, sorted (with ``profiles=True``, the profiles too)."""
+    """The registered dialect names, sorted (with ``profiles=True``, the profiles too).
+
+    Names starting with ``_`` are private (a test's own dialect) and not listed.
+    """
     _load_builtin_dialects()
-    names = set(_DIALECTS)
+    names = {name for name in _DIALECTS if not name.startswith("_")}  # "_x": tests' own
     if profiles:
         names |= set(_PROFILES)
     return sorted(names)

@@ -170,16 +170,18 @@ class FakeProvider:
             plan: A plan, a planned stream, a scenario (its quirks come first), or an
                 already rendered wire.
             quirks: Quirks of any stage (ignored for a wire).
-            seed: Fixes every random choice of the quirks (default: the scenario's, or 0).
+            seed: Fixes every random choice of the quirks. The default is the
+                scenario's seed (or 0) plus the turn's position, so turns never share
+                a response or message id (LangGraph would merge two messages that do).
 
         Returns:
             The provider, so turns chain: ``provider.stream(a).then(b)``.
         """
+        if seed is None:
+            seed = (plan.seed if isinstance(plan, Scenario) else 0) + len(self._turns)
         if isinstance(plan, Scenario):
             quirks = (*plan.quirks, *quirks)
-            seed = plan.seed if seed is None else seed
             plan = plan.plan
-        seed = 0 if seed is None else seed
         quirks = tuple(parse_quirk(q) for q in quirks)
         wire = plan if isinstance(plan, Wire) else self.dialect.render(plan, quirks, seed)
         names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []

@@ -6,6 +6,14 @@ langchain-core on them; the assertions compare a subject with the reference,
 and the pairing helpers check tool-call histories. Nothing here speaks HTTP.
 """
 
+from tooltape.harness._agent_checks import (
+    AgentLoopDetected,
+    AgentRunUnhealthy,
+    Diagnosis,
+    DiagnosisKind,
+    assert_agent_run_healthy,
+    diagnose_agent_run,
+)
 from tooltape.harness._assertions import (
     ExpectedCalls,
     SubjectLike,
@@ -33,6 +41,7 @@ from tooltape.harness._fragments import Fragment, PlannedStream
 from tooltape.harness._hazards import find_hazards, is_repeated_name
 from tooltape.harness._history import CallEntry, History, HistoryShape, ResultEntry, read_history
 from tooltape.harness._lanes import draw_lanes
+from tooltape.harness._loop_guard import arun_with_loop_guard, run_with_loop_guard
 from tooltape.harness._models import (
     Delta,
     Deltas,
@@ -96,8 +105,16 @@ from tooltape.harness._scenarios import (
     load_scenarios,
     select_scenarios,
 )
+from tooltape.harness._tool_events import (
+    ToolEvent,
+    ToolEventLog,
+    assert_tool_events_paired,
+    call_fields,
+)
 
 __all__ = [
+    "AgentLoopDetected",
+    "AgentRunUnhealthy",
     "AsciiEscapes",
     "CallEntry",
     "CallResolution",
@@ -106,6 +123,8 @@ __all__ = [
     "Delta",
     "Deltas",
     "DeltasLike",
+    "Diagnosis",
+    "DiagnosisKind",
     "DuplicateIds",
     "EmptyArgs",
     "EmptyStringContinuations",
@@ -150,18 +169,25 @@ __all__ = [
     "StreamResolution",
     "SubjectLike",
     "ToolCallDict",
+    "ToolEvent",
+    "ToolEventLog",
     "TooltapeAssertionError",
     "TooltapeError",
     "TooltapeUsageError",
     "TruncateArgs",
     "WholeArgs",
     "WholeCall",
+    "arun_with_loop_guard",
+    "assert_agent_run_healthy",
     "assert_merge",
     "assert_no_pending",
+    "assert_tool_events_paired",
     "assert_tool_messages_paired",
+    "call_fields",
     "check_merger",
     "check_rechunking",
     "describe_counterexample",
+    "diagnose_agent_run",
     "draw_lanes",
     "find_hazards",
     "find_pairing_problems",
@@ -177,6 +203,7 @@ __all__ = [
     "read_history",
     "reference_merge",
     "resolve_stream",
+    "run_with_loop_guard",
     "select_scenarios",
     "stream_plan",
     "to_message_chunks",

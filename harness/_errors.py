@@ -8,7 +8,9 @@ Hierarchy::
         ├── MergeMismatch         the subject's merged calls differ from the expectation
         ├── HazardFound           the merge carries hazards the test did not allow
         ├── PendingToolCalls      tool calls left without results
-        └── PairingError          tool calls and tool results do not pair up
+        ├── PairingError          tool calls and tool results do not pair up
+        ├── AgentRunUnhealthy     an agent run holds faults (defined in _agent_checks)
+        └── AgentLoopDetected     an agent loop never resolved its calls (_agent_checks)
 
 A bug inside tooltape itself surfaces as an ordinary exception, never as one of
 these, so a red test always says whether the subject or the harness is at fault.

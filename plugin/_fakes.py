@@ -50,7 +50,7 @@ class ScriptedProvider(FakeProvider):
         if isinstance(plan, str):
             plan = get_scenario(plan)
         if seed is None and not isinstance(plan, Scenario):
-            seed = self.default_seed
+            seed = self.default_seed + len(self.turns)
         return super().stream(plan, quirks, seed)
 
     then = stream

@@ -1,0 +1,190 @@
+"""The cross-accumulator differential: the known disagreements between real accumulators, pinned.
+
+Each pin names what one real accumulator does with bytes where the others do
+something else; a change in any of them (a new SDK or core release) fails here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from tooltape.cassettes import bundled_scenarios, get_scenario
+from tooltape.fake_providers._differential import (
+    LANGCHAIN,
+    DifferentialRow,
+    differential,
+    differential_table,
+    render_differential,
+)
+from tooltape.harness import Plan, TooltapeUsageError
+
+CHAT_STATE = "openai.ChatCompletionStreamState"
+MESSAGE_STREAM = "anthropic.MessageStream"
+RESPONSE_STATE = "openai.ResponseStreamState"
+LITELLM = "litellm.stream_chunk_builder"
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, DifferentialRow]:
+    names = [
+        "openai_golden",
+        "id_on_every_chunk",
+        "repeated_name",
+        "shared_index_idless",
+        "no_index_whole_calls",
+        "truncated_mid_string",
+        "parallel_interleaved",
+    ]
+    return {row.scenario: row for row in differential_table(map(get_scenario, names))}
+
+
+def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> None:
+    row = rows["openai_golden"]
+    assert row.agree
+    ran = [r for r in row.results if not r.skipped]
+    assert {r.accumulator for r in ran} == {LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, RESPONSE_STATE}
+    assert all(r.calls == row.expected for r in ran)
+    assert all(r.verdict(row.expected) == "= plan" for r in ran)
+
+
+def test_repeated_ids_are_concatenated_by_the_openai_helper(
+    rows: dict[str, DifferentialRow],
+) -> None:
+    """Pinned (F1): ChatCompletionStreamState glues an id sent on every chunk; core keeps one."""
+    row = rows["id_on_every_chunk"]
+    assert row.result(LANGCHAIN, "openai_chat").calls == row.expected
+    ids = [c["id"] for c in row.result(CHAT_STATE).calls or []]
+    assert ids[0].startswith("call_paris_01call_paris_01")
+    assert ids[1].startswith("call_oslo_02call_oslo_02")
+    assert any(
+        CHAT_STATE in line and "id 'call_paris_01call" in line for line in row.disagreements()
+    )
+
+
+def test_a_repeated_name_doubles_in_core_and_in_the_openai_helper(
+    rows: dict[str, DifferentialRow],
+) -> None:
+    """Pinned (N2): both concatenate the name: they agree with each other, not with the plan."""
+    row = rows["repeated_name"]
+    names = {r.accumulator: r.calls[0]["name"] for r in row.results if r.calls}
+    assert names == {LANGCHAIN: "get_weatherget_weatherget_weather", CHAT_STATE: names[CHAT_STATE]}
+    assert names[CHAT_STATE] == names[LANGCHAIN]
+    assert row.agree
+    assert "≠ plan: call 0 name 'get_weatherget_weatherget_weather'" in render_differential([row])
+    assert row.result(MESSAGE_STREAM).skipped is not None  # Anthropic sends the name once
+
+
+def test_a_shared_index_glues_two_calls_in_the_openai_helper(
+    rows: dict[str, DifferentialRow],
+) -> None:
+    """Pinned (OL2): the helper merges by index alone; core keeps two calls (the second {})."""
+    row = rows["shared_index_idless"]
+    core = row.result(LANGCHAIN, "openai_chat").calls or []
+    assert [c["id"] for c in core] == ["call_paris_01", "call_oslo_02"]
+    assert core[1]["args"] == {}
+    helper = row.result(CHAT_STATE).calls or []
+    assert helper == [
+        {
+            "name": "get_weatherget_weather",
+            "args": '{"city": "Paris"}{"city": "Oslo"}',
+            "id": "call_paris_01call_oslo_02",
+        }
+    ]
+
+
+def test_a_missing_index_crashes_the_openai_helper(rows: dict[str, DifferentialRow]) -> None:
+    """Pinned (O6): with no index the helper indexes its snapshot with None; core keeps both."""
+    row = rows["no_index_whole_calls"]
+    assert row.result(LANGCHAIN, "openai_chat").calls == row.expected
+    helper = row.result(CHAT_STATE)
+    assert helper.calls is None
+    assert helper.error is not None and helper.error.startswith("TypeError: list indices")
+    assert not row.agree
+
+
+def test_truncated_json_is_read_three_different_ways(rows: dict[str, DifferentialRow]) -> None:
+    """Pinned (T1): core repairs ``{"city": "Pa`` to a valid call; the SDKs do not agree with it.
+
+    openai's helper leaves the raw text; anthropic's MessageStream parses with jiter's
+    partial mode, which drops the unfinished string; openai's Responses helper refuses a
+    stream without ``response.completed``.
+    """
+    row = rows["truncated_mid_string"]
+    for dialect in ("openai_chat", "anthropic_messages", "openai_responses"):
+        assert row.result(LANGCHAIN, dialect).calls == [
+            {"name": "get_weather", "args": {"city": "Pa"}, "id": "call_weather_1"}
+        ]
+    assert (row.result(CHAT_STATE).calls or [])[0]["args"] == '{"city": "Pa'
+    assert (row.result(MESSAGE_STREAM).calls or [])[0]["args"] == {}
+    assert row.result(RESPONSE_STATE).error == (
+        "RuntimeError: Didn't receive a `response.completed` event."
+    )
+    assert len(row.disagreements()) == 3
+    assert not row.lossless
+
+
+def test_interleaved_responses_items_split_in_core_only(rows: dict[str, DifferentialRow]) -> None:
+    """Pinned (RS2): ChatOpenAI bumps the chunk index at each switch between interleaved items,
+    so core splits the two calls into fragments; openai's Responses helper keeps them whole.
+    """
+    row = rows["parallel_interleaved"]
+    assert row.result(RESPONSE_STATE).calls == row.expected
+    core = row.result(LANGCHAIN, "openai_responses").calls or []
+    assert len(core) > 2
+    assert row.result(LANGCHAIN, "openai_chat").calls == row.expected
+
+
+def test_litellm_is_skipped_cleanly_when_absent(rows: dict[str, DifferentialRow]) -> None:
+    if importlib.util.find_spec("litellm") is not None:
+        pytest.skip("litellm is installed here")
+    result = rows["openai_golden"].result(LITELLM)
+    assert result.skipped == "litellm is not installed"
+    assert result.verdict([]) == "skipped: litellm is not installed"
+
+
+def test_the_text_report_names_each_accumulator_and_disagreement(
+    rows: dict[str, DifferentialRow],
+) -> None:
+    text = render_differential([rows["openai_golden"], rows["no_index_whole_calls"]])
+    lines = text.splitlines()
+    assert lines[0].startswith("openai_golden (lossless): plan get_weather(")
+    assert any(CHAT_STATE in line and "raised TypeError" in line for line in lines)
+    assert any(
+        line.startswith(f"  ! {CHAT_STATE} disagrees with {LANGCHAIN} on openai_chat")
+        for line in lines
+    )
+    assert "skipped: anthropic_messages cannot express it" in text
+
+
+def test_rows_serialise_to_json(rows: dict[str, DifferentialRow]) -> None:
+    data = json.loads(json.dumps([row.as_dict() for row in rows.values()]))
+    by_name = {row["scenario"]: row for row in data}
+    verdicts = [r["verdict"] for r in by_name["no_index_whole_calls"]["results"]]
+    assert "raised TypeError: list indices must be integers or slices, not NoneType" in verdicts
+    assert by_name["openai_golden"]["disagreements"] == []
+
+
+def test_a_plan_with_quirks_and_chosen_dialects() -> None:
+    plan = Plan(calls=[{"name": "get_time", "args": {}, "id": "call_t"}])
+    row = differential(plan, dialects=["openai_chat"], quirks=["empty_args"])
+    assert row.scenario == "plan"
+    assert {r.dialect for r in row.results} == {"openai_chat"}
+    assert row.result(LANGCHAIN).calls == [{"name": "get_time", "args": {}, "id": "call_t"}]
+    # the helper leaves "" where no argument text came; json.loads("") would fail
+    assert row.result(CHAT_STATE).calls == [{"name": "get_time", "args": "", "id": "call_t"}]
+    with pytest.raises(TooltapeUsageError, match="no result for 'nope'"):
+        row.result("nope")
+
+
+def test_every_bundled_scenario_runs() -> None:
+    table = differential_table(
+        [s for s in bundled_scenarios() if not s.name.startswith("framing")],
+        dialects=["openai_chat"],
+    )
+    assert all(row.result(LANGCHAIN, "openai_chat").skipped is None for row in table)
+    disagreeing = {row.scenario for row in table if not row.agree}
+    assert {"id_on_every_chunk", "shared_index_idless", "no_index_whole_calls"} <= disagreeing
+    assert "openai_golden" not in disagreeing
