@@ -1,5 +1,97 @@
-"""tooltape.cassettes: the bundled scenario library and the code that indexes it."""
+"""tooltape.cassettes: the bundled scenario library, and cassettes recorded from real providers.
 
+Cassettes are vcrpy YAML files (vcrpy and pytest-recording replay them) that
+keep a streamed body readable, one event per paragraph, with the read
+boundaries the client saw and tooltape's metadata beside it.
+:func:`use_cassette` replays one (or records it, by record mode) for every
+httpx and httpx2 client in a block; :func:`mutate` derives quirk variants of a
+recording in its own dialect; :func:`inspect_cassette` shows what
+langchain-core makes of it; :func:`drift` says what a re-recording changed.
+The bundled library holds every scenario recorded in every dialect
+(:func:`library_path`).
+"""
+
+from tooltape.cassettes._convert import API_DIALECTS, convert_corpus_files, convert_corpus_record
+from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
+from tooltape.cassettes._inspect import (
+    Inspection,
+    InteractionInspection,
+    inspect_body,
+    inspect_cassette,
+)
 from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
+from tooltape.cassettes._library_build import LIBRARY_DIR, generate_library, library_path
+from tooltape.cassettes._match import DEFAULT_MATCH_ON
+from tooltape.cassettes._model import (
+    Cassette,
+    CassetteInfo,
+    Interaction,
+    RecordedRequest,
+    RecordedResponse,
+)
+from tooltape.cassettes._mutate import mutate
+from tooltape.cassettes._player import CassettePlayer
+from tooltape.cassettes._scrub import SECRET_FIELDS, SECRET_HEADERS, SECRET_PARAMS, Scrubber
+from tooltape.cassettes._serve import (
+    CassetteTransport,
+    ServedCassette,
+    add_cassette_routes,
+    serve_cassette,
+)
+from tooltape.cassettes._session import (
+    RECORD_MODES,
+    CassetteSession,
+    RecordMode,
+    record,
+    replay,
+    use_cassette,
+)
+from tooltape.cassettes._shape import StreamShape, drift, drift_report, stream_shape
+from tooltape.cassettes._store import load_cassette, save_cassette
 
-__all__ = ["SCENARIOS_FILE", "bundled_scenarios", "get_scenario"]
+__all__ = [
+    "API_DIALECTS",
+    "Cassette",
+    "CassetteError",
+    "CassetteInfo",
+    "CassettePlayer",
+    "CassetteSession",
+    "CassetteTransport",
+    "DEFAULT_MATCH_ON",
+    "Inspection",
+    "Interaction",
+    "InteractionInspection",
+    "LIBRARY_DIR",
+    "RECORD_MODES",
+    "RecordMode",
+    "RecordedRequest",
+    "RecordedResponse",
+    "SCENARIOS_FILE",
+    "SECRET_FIELDS",
+    "SECRET_HEADERS",
+    "SECRET_PARAMS",
+    "Scrubber",
+    "ServedCassette",
+    "StreamShape",
+    "UnmatchedRequest",
+    "UnplayedInteractions",
+    "add_cassette_routes",
+    "bundled_scenarios",
+    "convert_corpus_files",
+    "convert_corpus_record",
+    "drift",
+    "drift_report",
+    "generate_library",
+    "get_scenario",
+    "inspect_body",
+    "inspect_cassette",
+    "library_path",
+    "load_cassette",
+    "mutate",
+    "record",
+    "replay",
+    "save_cassette",
+    "serve_cassette",
+    "stream_shape",
+    "use_cassette",
+]

@@ -1,0 +1,238 @@
+"""Inspect a recording: its events, the reference merge, the hazards and the index lanes.
+
+:func:`inspect_cassette` reads a cassette file (or a raw SSE, NDJSON or AWS
+event-stream body file, given its dialect), parses each streamed body with its
+dialect to the deltas the reference adapter yields, runs langchain-core's
+merge on them and draws the lanes. The :class:`Inspection` it returns prints
+as text (``tooltape inspect``) and converts to JSON (``--json``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tooltape.cassettes._dialects import dialect_for
+from tooltape.cassettes._errors import CassetteError, where
+from tooltape.cassettes._events import BodyEvent, read_events
+from tooltape.cassettes._frames import framing_of
+from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
+from tooltape.cassettes._store import parse_cassette
+from tooltape.fake_providers import get_dialect
+from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
+
+__all__ = ["Inspection", "InteractionInspection", "inspect_body", "inspect_cassette"]
+
+_CASSETTE_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class InteractionInspection:
+    """What one recorded interaction holds."""
+
+    index: int
+    dialect: str
+    status: int
+    request: str
+    events: tuple[BodyEvent, ...]
+    deltas: Deltas
+    merge: MergeResult | None
+    aborted: str | None
+
+    @property
+    def lanes(self) -> str:
+        """The stream drawn as index lanes (empty for a non-streamed answer)."""
+        return draw_lanes(self.deltas) if self.merge is not None else ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        merge = self.merge
+        return {
+            "index": self.index,
+            "dialect": self.dialect,
+            "status": self.status,
+            "request": self.request,
+            "aborted": self.aborted,
+            "events": [e.as_dict() for e in self.events],
+            "tool_calls": merge.calls() if merge else [],
+            "invalid_tool_calls": [dict(c) for c in merge.invalid_tool_calls] if merge else [],
+            "hazards": [str(h) for h in merge.hazards] if merge else [],
+            "lanes": self.lanes,
+        }
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The inspection of a cassette or body file: one entry per interaction looked at."""
+
+    source: str
+    interactions: tuple[InteractionInspection, ...]
+
+    @property
+    def dialect(self) -> str:
+        """The dialect (several, comma-separated, if the interactions differ)."""
+        return ", ".join(dict.fromkeys(i.dialect for i in self.interactions))
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """Every valid call the reference merge found, interaction by interaction."""
+        return [c for i in self.interactions if i.merge for c in i.merge.calls()]
+
+    @property
+    def invalid_tool_calls(self) -> list[dict[str, Any]]:
+        """Every invalid call the reference merge found."""
+        return [dict(c) for i in self.interactions if i.merge for c in i.merge.invalid_tool_calls]
+
+    @property
+    def hazards(self) -> list[str]:
+        """Every hazard, prefixed with its interaction when there are several."""
+        prefix = len(self.interactions) > 1
+        return [
+            (f"interaction {i.index}: " if prefix else "") + str(h)
+            for i in self.interactions
+            if i.merge
+            for h in i.merge.hazards
+        ]
+
+    @property
+    def events(self) -> list[BodyEvent]:
+        """Every event of every interaction looked at."""
+        return [e for i in self.interactions for e in i.events]
+
+    @property
+    def lanes(self) -> str:
+        """The lanes of each streamed interaction."""
+        return "\n\n".join(
+            f"interaction {i.index}:\n{i.lanes}" for i in self.interactions if i.merge
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (what ``tooltape inspect --json`` prints)."""
+        return {
+            "source": self.source,
+            "dialect": self.dialect,
+            "tool_calls": self.tool_calls,
+            "invalid_tool_calls": self.invalid_tool_calls,
+            "hazards": self.hazards,
+            "interactions": [i.as_dict() for i in self.interactions],
+        }
+
+    def to_json(self) -> str:
+        """The JSON text of :meth:`as_dict`."""
+        return json.dumps(self.as_dict(), indent=2, ensure_ascii=False, default=str)
+
+    def __str__(self) -> str:
+        lines = [f"{self.source} ({self.dialect})"]
+        for item in self.interactions:
+            lines.append(
+                f"\ninteraction {item.index}: {item.request} -> {item.status}, "
+                f"{len(item.events)} event(s)" + (f", cut: {item.aborted}" if item.aborted else "")
+            )
+            if item.merge is None:
+                continue
+            for call in item.merge.calls():
+                lines.append(f"  call {call['name']} {json.dumps(call['args'])} id={call['id']}")
+            for bad in item.merge.invalid_tool_calls:
+                lines.append(f"  invalid {bad.get('name')} {bad.get('args')!r} id={bad.get('id')}")
+            lines.extend(f"  hazard {h}" for h in item.merge.hazards)
+            lines.append(item.lanes)
+        return "\n".join(lines)
+
+
+def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> InteractionInspection:
+    interaction = cassette.interactions[index]
+    response = interaction.response
+    chosen = dialect_for(cassette, index, dialect)
+    framing = framing_of(response.content_type) if response.content_type else chosen.framing
+    if response.status == 200 and framing in ("json", "other"):
+        framing = chosen.framing  # a body file or a cassette without headers
+    events = read_events(
+        response.body,
+        framing,
+        path=cassette.path,
+        interaction=index,
+        aborted=response.aborted is not None,
+    )
+    deltas: Deltas = []
+    merge = None
+    if response.status == 200:
+        try:
+            deltas = chosen.parse(response.body)
+        except Exception as error:  # a dialect that cannot read the body: one paragraph
+            raise CassetteError(
+                f"{where(cassette.path, index)}: the {chosen.name} dialect cannot read the body "
+                f"({type(error).__name__}: {error})"
+            ) from None
+        merge = reference_merge(deltas)
+    request = f"{interaction.request.method} {interaction.request.uri}"
+    return InteractionInspection(
+        index, chosen.name, response.status, request, tuple(events), deltas, merge, response.aborted
+    )
+
+
+def inspect_body(
+    body: bytes, dialect: str, *, source: str = "<body>", aborted: str | None = None
+) -> Inspection:
+    """Inspect a raw streamed body (SSE, NDJSON, AWS event stream) in ``dialect``."""
+    try:
+        chosen = get_dialect(dialect)
+    except ValueError as error:
+        raise CassetteError(f"{source}: {error}") from None
+    path = "/" + chosen.path.lstrip("/")
+    interaction = Interaction(
+        RecordedRequest("POST", f"https://body.invalid{path}"),
+        RecordedResponse(
+            headers=(("content-type", chosen.media_type),), body=body, aborted=aborted
+        ),
+    )
+    cassette = Cassette((interaction,), path=Path(source))
+    return Inspection(source, (_inspect_one(cassette, 0, dialect),))
+
+
+def _looks_like_cassette(path: Path, raw: bytes) -> bool:
+    head = raw.lstrip()[:200]
+    return path.suffix.lower() in _CASSETTE_SUFFIXES or head.startswith(
+        (b"interactions:", b"version:", b"tooltape:")
+    )
+
+
+def inspect_cassette(
+    source: Cassette | str | Path, *, dialect: str | None = None, interaction: int | None = None
+) -> Inspection:
+    """Inspect a cassette, or a raw body file with an explicit ``dialect``.
+
+    Args:
+        source: A cassette, a cassette file (``.yaml``), or a body file (anything else).
+        dialect: The dialect to read bodies in (required for a body file; default for a
+            cassette: its metadata, else inferred from each request's URL).
+        interaction: Only this interaction (default: all).
+
+    Raises:
+        CassetteError: An unreadable file, an unknown dialect, a body that is not in its
+            framing, an event whose data is not JSON, or an interaction out of range.
+    """
+    if isinstance(source, Cassette):
+        cassette = source
+    else:
+        path = Path(source)
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            raise CassetteError(f"{path}: cannot read the file ({error.strerror})") from None
+        if not _looks_like_cassette(path, raw):
+            if dialect is None:
+                raise CassetteError(
+                    f"{path}: not a cassette (.yaml); to inspect a raw body, name its dialect"
+                )
+            return inspect_body(raw, dialect, source=str(path))
+        cassette = parse_cassette(raw, path)
+    count = len(cassette.interactions)
+    if interaction is not None and not -count <= interaction < count:
+        raise CassetteError(
+            f"{where(cassette.path)}: no interaction {interaction}; it holds {count}"
+        )
+    indexes = range(count) if interaction is None else [interaction % count]
+    label = str(cassette.path) if cassette.path else "<cassette>"
+    return Inspection(label, tuple(_inspect_one(cassette, i, dialect) for i in indexes))

@@ -1,0 +1,230 @@
+"""Play a cassette: find the recording that answers each request, and account for all of them.
+
+:class:`CassettePlayer` is a :class:`~tooltape.fake_providers.ProviderRouter`
+whose answers come from recordings instead of scripted providers, so every
+fake-provider transport (httpx2, the real server) serves a cassette unchanged.
+Each recorded interaction plays once, in order among those that match. A
+request that matches none gets an HTTP 404 whose body says why (the SDK
+raises with that text) and is kept, so the test fails with the nearest
+recorded request and a diff; interactions never played fail it too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
+from tooltape.cassettes._frames import reframe
+from tooltape.cassettes._match import (
+    DEFAULT_MATCH_ON,
+    check_match_on,
+    diff_requests,
+    mismatches,
+    similarity,
+)
+from tooltape.cassettes._model import Cassette, RecordedRequest
+from tooltape.cassettes._scrub import Scrubber
+from tooltape.fake_providers import AbortedWire, ProviderRequest, ProviderRouter, Wire, json_wire
+from tooltape.harness import Quirk, Stage, parse_quirk
+
+__all__ = ["CassettePlayer", "wire_quirks"]
+
+
+def wire_quirks(quirks: Iterable[Quirk | str | dict[str, Any]]) -> tuple[Quirk, ...]:
+    """Parse replay quirks, which must be wire (framing) quirks.
+
+    Raises:
+        CassetteError: An unknown quirk, or one that is not a wire quirk.
+    """
+    parsed = []
+    for spec in quirks:
+        try:
+            quirk = parse_quirk(spec)
+        except ValueError as error:
+            raise CassetteError(f"replay quirk {spec!r}: {str(error).splitlines()[0]}") from None
+        if quirk.stage is not Stage.WIRE:
+            raise CassetteError(
+                f"replay applies framing (wire) quirks only, and {quirk.kind!r} changes the "
+                "tool-call stream: derive a variant with tooltape.cassettes.mutate() instead"
+            )
+        parsed.append(quirk)
+    return tuple(parsed)
+
+
+class CassettePlayer(ProviderRouter):
+    """Answers requests from a cassette's recordings (a router with no providers)."""
+
+    def __init__(
+        self,
+        cassette: Cassette,
+        *,
+        match_on: Sequence[str] = DEFAULT_MATCH_ON,
+        quirks: Iterable[Quirk | str | dict[str, Any]] = (),
+        seed: int = 0,
+        allow_repeats: bool = False,
+        scrubber: Scrubber | None = None,
+        note: str = "",
+    ) -> None:
+        """Play ``cassette``.
+
+        Args:
+            cassette: What to play.
+            match_on: Matcher names (see :mod:`tooltape.cassettes._match`).
+            quirks: Wire quirks applied on top of every recorded body.
+            seed: Fixes the quirks' random choices.
+            allow_repeats: Let an interaction answer more than once.
+            scrubber: Cleans live requests the way recordings were cleaned.
+            note: Said in the unmatched-request message (e.g. the record mode).
+        """
+        # ProviderRouter.__init__ wants providers; a cassette has recordings instead.
+        self.providers = ()
+        self.unrouted: list[str] = []
+        self.match_on = check_match_on(match_on)
+        self.match_host = "host" in self.match_on
+        self.cassette = cassette
+        self.quirks = wire_quirks(quirks)
+        self.seed = seed
+        self.allow_repeats = allow_repeats
+        self.scrubber = scrubber or Scrubber(request_headers=None)
+        self.note = note
+        self.play_counts = [0] * len(cassette.interactions)
+        self.unmatched: list[str] = []
+        """One message per request that matched nothing."""
+        self._wires: dict[int, Wire] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def label(self) -> str:
+        """How messages name the cassette."""
+        return str(self.cassette.path) if self.cassette.path else "the cassette"
+
+    def live_request(
+        self, method: str, url: str, headers: Iterable[tuple[str, str]], body: bytes
+    ) -> RecordedRequest:
+        """A live request cleaned like a recording, ready to compare."""
+        return self.scrubber.request(method, url, headers, body)
+
+    def find(self, live: RecordedRequest) -> int | None:
+        """The first unplayed interaction matching ``live`` (any, with ``allow_repeats``)."""
+        for index, interaction in enumerate(self.cassette.interactions):
+            if self.play_counts[index] and not self.allow_repeats:
+                continue
+            if not mismatches(interaction.request, live, self.match_on):
+                return index
+        return None
+
+    def take(self, live: RecordedRequest) -> Wire | None:
+        """Find and play the recording that answers ``live`` (one step, thread-safe)."""
+        with self._lock:
+            index = self.find(live)
+            if index is None:
+                return None
+            self.play_counts[index] += 1
+            if index not in self._wires:
+                self._wires[index] = self._wire(index)
+            return self._wires[index]
+
+    def _wire(self, index: int) -> Wire:
+        response = self.cassette.interactions[index].response
+        if not self.quirks:
+            return response.wire()
+        try:
+            wire = reframe(
+                response.body, response.headers, self.quirks, seed=self.seed, status=response.status
+            )
+        except ValueError as error:
+            raise CassetteError(f"{self.label}: interaction {index}: {error}") from None
+        if response.aborted is not None and not isinstance(wire, AbortedWire):
+            wire = AbortedWire(
+                reads=wire.reads, status=wire.status, headers=wire.headers, error=response.aborted
+            )
+        return wire
+
+    def refuse(self, live: RecordedRequest) -> Wire:
+        """Keep the failure for ``live`` and answer 404 with its text."""
+        message = self.unmatched_message(live)
+        with self._lock:
+            self.unmatched.append(message)
+        first_line = message.splitlines()[0]
+        body = {"type": "error", "error": {"type": "tooltape_no_recording", "message": first_line}}
+        return json_wire(404, body)
+
+    def unmatched_message(self, live: RecordedRequest) -> str:
+        """Why ``live`` matched nothing: the nearest recorded request and a diff."""
+        head = (
+            f"tooltape: no recorded interaction in {self.label} matches {live.method} {live.uri} "
+            f"(matching on {', '.join(self.match_on)}{'; ' + self.note if self.note else ''})"
+        )
+        interactions = self.cassette.interactions
+        if not interactions:
+            return head + "; the cassette holds no interactions"
+        ranked = sorted(
+            range(len(interactions)),
+            key=lambda i: (
+                len(mismatches(interactions[i].request, live, self.match_on)),
+                self.play_counts[i] > 0,
+                -similarity(interactions[i].request, live),
+                i,
+            ),
+        )
+        nearest = ranked[0]
+        recorded = interactions[nearest].request
+        differs = mismatches(recorded, live, self.match_on)
+        played = " (already played)" if self.play_counts[nearest] else ""
+        why = f"differs on {', '.join(differs)}" if differs else "matches, but was played"
+        diff = diff_requests(recorded, live) or "(no difference in method, URL or body)"
+        return (
+            f"{head}. Nearest: interaction {nearest}{played}, {recorded.method} {recorded.uri}, "
+            f"{why}.\n{diff}"
+        )
+
+    # -- the router interface the fake-provider transports call -------------------------
+
+    def dispatch(self, request: ProviderRequest, url: str) -> Wire:
+        """Answer a request from the recordings (or refuse it)."""
+        live = self.live_request(request.method, url, request.headers.items(), request.body)
+        wire = self.take(live)
+        return wire if wire is not None else self.refuse(live)
+
+    def unplayed(self) -> list[int]:
+        """Indexes of the interactions never played."""
+        return [i for i, count in enumerate(self.play_counts) if not count]
+
+    def check_unmatched(self) -> None:
+        """Fail when a request matched nothing.
+
+        Raises:
+            UnmatchedRequest: With the first such request's nearest recording and diff.
+        """
+        if self.unmatched:
+            more = len(self.unmatched) - 1
+            extra = f"\n({more} more unmatched request(s))" if more else ""
+            raise UnmatchedRequest(self.unmatched[0] + extra)
+
+    def check_unplayed(self) -> None:
+        """Fail when recorded interactions were never played.
+
+        Raises:
+            UnplayedInteractions: With the counts and the indexes.
+        """
+        unplayed = self.unplayed()
+        if not unplayed:
+            return
+        total = len(self.play_counts)
+        listed = ", ".join(
+            f"#{i} {self.cassette.interactions[i].request.method} "
+            f"{self.cassette.interactions[i].request.uri}"
+            for i in unplayed
+        )
+        raise UnplayedInteractions(
+            f"{self.label}: {len(unplayed)} of {total} recorded interaction(s) were not played "
+            f"({total - len(unplayed)} played): {listed}. Re-record the cassette "
+            "(record_mode='all') or pass allow_unplayed=True."
+        )
+
+    def assert_all_played(self) -> None:
+        """Fail on an unmatched request, then on unplayed interactions."""
+        self.check_unmatched()
+        self.check_unplayed()

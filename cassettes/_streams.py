@@ -1,0 +1,182 @@
+"""Response streams for httpx and httpx2: replay a wire lazily, or record reads as they arrive.
+
+Both libraries share one shape (``SyncByteStream``, ``AsyncByteStream``,
+``Response``, ``RemoteProtocolError``), so each class here is built once per
+library. A replayed body goes out read by read, then the library's own read
+error when the recording says the connection dropped. A recorded body is
+passed through to the client untouched while each read is kept (decompressed
+when the server compressed it, since that is what the client's decoder reads).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from tooltape.fake_providers import AbortedWire, Wire
+
+__all__ = ["Capture", "recording_stream", "wire_response"]
+
+
+@cache
+def _wire_stream_class(http: ModuleType) -> type:
+    class WireStream(http.SyncByteStream, http.AsyncByteStream):  # type: ignore[name-defined,misc]
+        """A wire's body, one read per chunk, then the read error if it was cut."""
+
+        def __init__(self, wire: Wire) -> None:
+            self._wire = wire
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield from self._wire.reads
+            if isinstance(self._wire, AbortedWire):
+                raise http.RemoteProtocolError(self._wire.error)
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for read in self._wire.reads:
+                yield read
+            if isinstance(self._wire, AbortedWire):
+                raise http.RemoteProtocolError(self._wire.error)
+
+    return WireStream
+
+
+def wire_response(http: ModuleType, wire: Wire, reason: str | None = None) -> Any:
+    """An ``http.Response`` streaming ``wire`` lazily (``http`` is httpx or httpx2)."""
+    extensions = {"reason_phrase": reason.encode("ascii", "replace")} if reason else None
+    return http.Response(
+        wire.status,
+        headers=list(wire.headers),
+        stream=_wire_stream_class(http)(wire),
+        extensions=extensions,
+    )
+
+
+class Capture:
+    """The reads of one recorded response, as the client's decoder gets them."""
+
+    def __init__(self, content_encoding: str, on_done: Callable[[Capture], None]) -> None:
+        self.reads: list[bytes] = []
+        self.aborted: str | None = None
+        self.done = False
+        self.decoded = False
+        self._on_done = on_done
+        self._decoder: Any = None
+        encoding = content_encoding.strip().lower()
+        if encoding in ("gzip", "x-gzip"):
+            self._decoder, self.decoded = zlib.decompressobj(16 + zlib.MAX_WBITS), True
+        elif encoding == "deflate":
+            self._decoder, self.decoded = zlib.decompressobj(), True
+
+    def add(self, chunk: bytes) -> None:
+        """Keep one read (decompressed)."""
+        piece = self._decoder.decompress(chunk) if self._decoder is not None else chunk
+        if piece:
+            self.reads.append(piece)
+
+    def finish(self, aborted: str | None = None) -> None:
+        """The body ended (or broke off with ``aborted``); report it once."""
+        if self.done:
+            return
+        if self._decoder is not None:
+            tail = self._decoder.flush()
+            if tail:
+                self.reads.append(tail)
+        self.aborted, self.done = aborted, True
+        self._on_done(self)
+
+
+_CLOSED_EARLY = "tooltape: the client closed the response early and the rest could not be read"
+
+
+@cache
+def _recording_stream_class(http: ModuleType) -> type:
+    class RecordingStream(http.SyncByteStream, http.AsyncByteStream):  # type: ignore[name-defined,misc]
+        """Pass the real body through, keeping every read; drain it if the client stops.
+
+        The client may stop reading early (its iterator is dropped, or the response is
+        closed first): the rest is drained from the same iterator, once, so the cassette
+        holds the whole body.
+        """
+
+        def __init__(self, real: Any, capture: Capture) -> None:
+            self._real, self._capture = real, capture
+            self._iterator: Any = None
+            self._draining = False
+
+        def _starts_drain(self) -> bool:
+            if self._capture.done or self._draining:
+                return False
+            self._draining = True
+            return True
+
+        def _drain(self) -> None:
+            if not self._starts_drain():
+                return
+            iterator = self._iterator if self._iterator is not None else iter(self._real)
+            try:
+                for chunk in iterator:
+                    self._capture.add(chunk)
+            except http.TransportError as error:
+                self._capture.finish(aborted=str(error))
+            except Exception:  # a stream that cannot be read any further
+                self._capture.finish(aborted=_CLOSED_EARLY)
+            self._capture.finish()
+
+        async def _adrain(self) -> None:
+            if not self._starts_drain():
+                return
+            iterator = self._iterator if self._iterator is not None else aiter(self._real)
+            try:
+                async for chunk in iterator:
+                    self._capture.add(chunk)
+            except http.TransportError as error:
+                self._capture.finish(aborted=str(error))
+            except Exception:
+                self._capture.finish(aborted=_CLOSED_EARLY)
+            self._capture.finish()
+
+        def __iter__(self) -> Iterator[bytes]:
+            self._iterator = iter(self._real)
+            try:
+                for chunk in self._iterator:
+                    self._capture.add(chunk)
+                    yield chunk
+            except http.TransportError as error:
+                self._capture.finish(aborted=str(error))
+                raise
+            except GeneratorExit:  # the client dropped its iterator: keep the whole body
+                self._drain()
+                raise
+            self._capture.finish()
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            self._iterator = aiter(self._real)
+            try:
+                async for chunk in self._iterator:
+                    self._capture.add(chunk)
+                    yield chunk
+            except http.TransportError as error:
+                self._capture.finish(aborted=str(error))
+                raise
+            except GeneratorExit:
+                await self._adrain()
+                raise
+            self._capture.finish()
+
+        def close(self) -> None:
+            self._drain()
+            self._real.close()
+
+        async def aclose(self) -> None:
+            await self._adrain()
+            await self._real.aclose()
+
+    return RecordingStream
+
+
+def recording_stream(http: ModuleType, real: Any, capture: Capture) -> Any:
+    """Wrap a real response stream of ``http`` (httpx or httpx2) so ``capture`` sees its reads."""
+    return _recording_stream_class(http)(real, capture)
