@@ -33,6 +33,12 @@ from tooltape.plugin._fixtures import (
     tooltape_case as tooltape_case,
 )
 from tooltape.plugin._fixtures import (
+    tooltape_cassette as tooltape_cassette,
+)
+from tooltape.plugin._fixtures import (
+    tooltape_cassette_autouse as tooltape_cassette_autouse,
+)
+from tooltape.plugin._fixtures import (
     tooltape_cassette_dir as tooltape_cassette_dir,
 )
 from tooltape.plugin._fixtures import (

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -10,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tooltape.plugin._hooks import CASE_PROPERTY, REPORT_KEY
+from tooltape.plugin._hooks import CASE_PROPERTY, CASSETTE_PROPERTY, RECORDED_PROPERTY, REPORT_KEY
+from tooltape.plugin._markers import cassette_marker_kwargs
 from tooltape.plugin._settings import cassette_root, resolve, session_value
 
 if TYPE_CHECKING:
+    from tooltape.cassettes import CassetteSession
     from tooltape.plugin._cases import ScenarioCase
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
 
@@ -23,6 +27,8 @@ __all__ = [
     "fake_provider",
     "fake_responses",
     "tooltape_case",
+    "tooltape_cassette",
+    "tooltape_cassette_autouse",
     "tooltape_cassette_dir",
     "tooltape_config",
     "tooltape_fakes",
@@ -129,3 +135,70 @@ def tooltape_snapshot(snapshot: Any) -> Any:
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension
 
     return snapshot.use_extension(TooltapeSnapshotExtension)
+
+
+_UNSAFE = re.compile(r"[^\w.-]+")
+
+
+def cassette_file_name(test_name: str) -> str:
+    """A file name for a test's cassette: unsafe characters become ``_``; long names hashed."""
+    name = _UNSAFE.sub("_", test_name).strip("_") or "cassette"
+    if len(name) > 100:  # keep paths usable on every file system, as pytest-recording does
+        digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+        name = f"{name[:87]}_{digest}"
+    return f"{name}.yaml"
+
+
+@pytest.fixture
+def tooltape_cassette(
+    request: pytest.FixtureRequest,
+    tooltape_config: dict[str, Any],
+    tooltape_cassette_dir: Path,
+) -> Iterator[CassetteSession]:
+    """The cassette of ``@pytest.mark.tooltape_cassette``, replayed (or recorded) for the test."""
+    from tooltape.cassettes import use_cassette
+    from tooltape.plugin._network import block_network
+
+    mark = request.node.get_closest_marker("tooltape_cassette")
+    if mark is None:
+        pytest.fail(
+            f"tooltape: the tooltape_cassette fixture needs @pytest.mark.tooltape_cassette on "
+            f"{request.node.nodeid}",
+            pytrace=False,
+        )
+    problem = None
+    try:
+        kwargs = cassette_marker_kwargs(mark, request.node.nodeid)
+        mode = resolve(
+            request.config, "record_mode", marker_kwargs=kwargs, fixture_config=tooltape_config
+        )
+        block = resolve(
+            request.config, "block_network", marker_kwargs=kwargs, fixture_config=tooltape_config
+        )
+    except pytest.UsageError as error:
+        problem = str(error)
+    if problem is not None:  # outside the except block: no "during handling" noise
+        pytest.fail(problem, pytrace=False)
+    name = kwargs.get("name")
+    path = tooltape_cassette_dir / (
+        f"{name}.yaml" if name else cassette_file_name(request.node.name)
+    )
+    with ExitStack() as stack:
+        if block:
+            stack.enter_context(block_network())
+        session = stack.enter_context(
+            use_cassette(path, record_mode=mode, dialect=kwargs.get("dialect"))
+        )
+        try:
+            yield session
+        finally:
+            request.node.user_properties.append((CASSETTE_PROPERTY, str(path)))
+    if session.written:
+        request.node.user_properties.append((RECORDED_PROPERTY, str(path)))
+
+
+@pytest.fixture(autouse=True)
+def tooltape_cassette_autouse(request: pytest.FixtureRequest) -> None:
+    """Install the cassette for tests marked ``tooltape_cassette`` that do not ask for it."""
+    if request.node.get_closest_marker("tooltape_cassette") is not None:
+        request.getfixturevalue("tooltape_cassette")

@@ -1,0 +1,293 @@
+"""Every tooltape benchmark in one run, as ratios measured side by side.
+
+    python bench/run.py [--quick] [--markdown]
+
+1. oracle: ``reference_merge`` vs langchain-core's n-ary merge vs pairwise ``+`` on one
+   long argument (bench/oracle.py's measurement);
+2. fuzzing: ``check_merger`` examples per second vs a trivial Hypothesis property;
+3. serve: ``tooltape serve`` (the console script, a real server on 127.0.0.1) streaming a
+   10 MB body to an httpx2 client: events per second, MB per second, server memory;
+4. matrix: what one ``tooltape matrix`` cell costs per stream vs streaming the same wire
+   into the bare adapter over an httpx2 MockTransport;
+5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present.
+
+Times are the best of a few repeats (wall clock); the machine is whatever runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages.ai import add_ai_message_chunks
+from langchain_core.messages.tool import tool_call_chunk
+from oracle import _timed
+
+from tooltape.cassettes import bundled_scenarios
+from tooltape.fake_providers import get_dialect
+from tooltape.harness import check_merger, pairwise_merge, reference_merge, to_message_chunks
+
+HERE = Path(__file__).parent
+TOOLTAPE = Path(sys.executable).parent / "tooltape"
+Row = tuple[str, str, str]
+"""(measurement, result, ratio)."""
+
+
+def oracle(chars: int) -> list[Row]:
+    args = json.dumps({"text": "x" * chars})
+    deltas = [[tool_call_chunk(name="write", args="", id="c1", index=0)]] + [
+        [tool_call_chunk(name=None, args=args[i : i + 8], id=None, index=0)]
+        for i in range(0, len(args), 8)
+    ]
+    messages = to_message_chunks(deltas)
+    reference = _timed(functools.partial(reference_merge, deltas), 3)
+    nary = _timed(functools.partial(add_ai_message_chunks, messages[0], *messages[1:]), 3)
+    pairwise = _timed(functools.partial(pairwise_merge, deltas), 1)
+    label = f"{chars:,} chars in {len(deltas):,} deltas"
+    return [
+        (f"oracle: reference_merge, {label}", f"{reference:.3f} s", "1x"),
+        (f"oracle: n-ary lc merge, {label}", f"{nary:.3f} s", f"{nary / reference:.2f}x"),
+        (
+            f"oracle: pairwise full + chunk, {label}",
+            f"{pairwise:.2f} s",
+            f"{pairwise / reference:.0f}x",
+        ),
+    ]
+
+
+def fuzzing(examples: int) -> list[Row]:
+    def merger(deltas: Any) -> Any:
+        return reference_merge(deltas).calls()
+
+    started = time.perf_counter()
+    check_merger(merger, max_examples=examples, derandomize=True)
+    merge_rate = examples / (time.perf_counter() - started)
+
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.lists(st.integers()))
+    def trivial(values: list[int]) -> None:
+        assert len(values) >= 0
+
+    started = time.perf_counter()
+    trivial()
+    trivial_rate = examples / (time.perf_counter() - started)
+    return [
+        (f"fuzzing: check_merger, {examples} examples", f"{merge_rate:,.0f} examples/s", "1x"),
+        (
+            "fuzzing: trivial @given(lists(integers()))",
+            f"{trivial_rate:,.0f} examples/s",
+            f"{trivial_rate / merge_rate:.0f}x faster",
+        ),
+    ]
+
+
+def _rss_kib(pid: int, field: str) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(rf"^{field}:\s+(\d+) kB", status, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
+def _listening(process: subprocess.Popen[str]) -> str:
+    assert process.stdout is not None
+    for line in iter(process.stdout.readline, ""):
+        if "listening on " in line:
+            return line.split("listening on ", 1)[1].strip()
+    raise RuntimeError("tooltape serve did not start")
+
+
+def serve(megabytes: int) -> list[Row]:
+    # ~2 kB of argument text per event, so the body (text plus event framing) is ~``megabytes``.
+    text = "x" * int(megabytes * 830_000)
+    pieces = megabytes * 400
+    script = {
+        "turns": [
+            {
+                "plan": {"calls": [{"name": "write", "args": {"text": text}, "id": "call_big"}]},
+                "quirks": [{"kind": "split_args", "pieces": pieces}],
+            }
+        ]
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.json"
+        path.write_text(json.dumps(script))
+        process = subprocess.Popen(
+            [str(TOOLTAPE), "serve", "--script", str(path), "--once"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            url = _listening(process)
+            before = _rss_kib(process.pid, "VmRSS")
+            body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "go"}]}
+            received = events = 0
+            started = time.perf_counter()
+            with httpx2.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=120) as r:
+                for read in r.iter_raw():
+                    received += len(read)
+                    events += read.count(b"\n\n")
+            seconds = time.perf_counter() - started
+            peak = _rss_kib(process.pid, "VmHWM")
+        finally:
+            process.wait(timeout=60)
+            if process.stdout is not None:
+                process.stdout.close()
+    mb = received / 1e6
+    return [
+        (
+            f"serve: one {mb:.1f} MB openai_chat stream, {events:,} events, over 127.0.0.1",
+            f"{events / seconds:,.0f} events/s, {mb / seconds:.0f} MB/s",
+            "-",
+        ),
+        (
+            "serve: server memory (RSS after start, with the rendered wire; peak while streaming)",
+            f"{before / 1024:.0f} MiB; peak {peak / 1024:.0f} MiB",
+            f"peak - start = {(peak - before) / 1024:.0f} MiB",
+        ),
+    ]
+
+
+class _Reads(httpx2.SyncByteStream):
+    def __init__(self, reads: tuple[bytes, ...]) -> None:
+        self.reads = reads
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.reads
+
+
+def _bare_chat_openai(wire: Any) -> Callable[[], Any]:
+    from langchain_openai import ChatOpenAI
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(wire.status, headers=list(wire.headers), stream=_Reads(wire.reads))
+
+    client = httpx2.Client(transport=httpx2.MockTransport(handler))
+    model = ChatOpenAI(
+        model="gpt-4o", api_key="sk-bench", base_url="http://bench/v1", http_client=client
+    )
+    tools = [{"title": "get_weather", "description": "d", "type": "object", "properties": {}}]
+    bound = model.bind_tools(tools)
+
+    def run() -> Any:
+        chunks = list(bound.stream("hi"))
+        return add_ai_message_chunks(chunks[0], *chunks[1:])
+
+    return run
+
+
+def matrix(repeat: int) -> list[Row]:
+    from tooltape.plugin._cli_expect import Expectations
+    from tooltape.plugin._cli_matrix_run import run_matrix
+
+    dialect = get_dialect("openai_chat")
+    scenarios = [
+        s for s in bundled_scenarios() if s.plan.effective_finish in ("tool_calls", "stop")
+    ]
+    wires = []
+    for scenario in scenarios:
+        try:
+            wires.append(dialect.render(scenario.plan, scenario.quirks, scenario.seed))
+        except Exception:
+            continue
+    bare_runs = [_bare_chat_openai(wire) for wire in wires]
+
+    def bare() -> None:
+        for run in bare_runs:
+            with contextlib.suppress(Exception):  # the error scenarios raise, as in the matrix
+                run()
+
+    def whole() -> None:
+        run_matrix(scenarios, ["openai_chat"], ["langchain-openai"], Expectations((), "bench"))
+
+    whole()  # build the chat model and warm imports once
+    bare()
+    matrix_time = _timed(whole, repeat)
+    bare_time = _timed(bare, repeat)
+    n = len(wires)
+    return [
+        (
+            f"matrix: openai_chat x langchain-openai, {n} scenarios, per stream",
+            f"{matrix_time / n * 1000:.1f} ms (render, parse, reference, lanes, stream, compare)",
+            f"{matrix_time / bare_time:.1f}x",
+        ),
+        (
+            "matrix: bare ChatOpenAI.stream() on httpx2 MockTransport, same wires, per stream",
+            f"{bare_time / n * 1000:.1f} ms",
+            "1x",
+        ),
+    ]
+
+
+def replay() -> list[Row]:
+    """bench/replay.py's table (another script; run as it is, its rows re-labelled)."""
+    script = HERE / "replay.py"
+    if not script.exists():
+        return [("replay: bench/replay.py", "not present", "-")]
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=900, check=False
+    )
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    row = re.compile(r"^\s*(\S+)\s+([\d.]+\s*ms)\s+([\d.]+x)\s*$")
+    rows: list[Row] = []
+    for line in lines:
+        match = row.match(line)
+        if match:
+            variant, cost, ratio = match.groups()
+            rows.append((f"replay: {variant}, per stream", cost, ratio))
+    if rows:
+        return [("replay: bench/replay.py", lines[0].strip(), "vs bare"), *rows]
+    return [("replay: bench/replay.py", line, "") for line in lines[-12:]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, one repeat")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    options = parser.parse_args()
+    quick = options.quick
+    sections: list[Callable[[], list[Row]]] = [
+        functools.partial(oracle, 8_000 if quick else 32_000),
+        functools.partial(fuzzing, 50 if quick else 200),
+        functools.partial(serve, 1 if quick else 10),
+        functools.partial(matrix, 1 if quick else 3),
+        replay,
+    ]
+    rows: list[Row] = []
+    for section in sections:
+        found = section()
+        rows += found
+        for row in found:
+            print(" | ".join(row), file=sys.stderr, flush=True)
+    if options.markdown:
+        print("| measurement | result | ratio |\n| --- | --- | --- |")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        width = max(len(r[0]) for r in rows)
+        for name, result, ratio in rows:
+            print(f"{name:<{width}}  {result}  {ratio}")
+    print(f"(python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""``tooltape differential``: one stream through several real accumulators; where they differ."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import click
+
+from tooltape.harness import TooltapeUsageError
+
+__all__ = ["differential"]
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--scenario", "scenarios", multiple=True, help="Scenario names (default: all).")
+@click.option("--tag", "tags", multiple=True, help="Only scenarios with one of these tags.")
+@click.option("--disagreements-only", is_flag=True, help="Hide scenarios where all agree.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable rows.")
+def differential(
+    scenarios: Sequence[str], tags: Sequence[str], disagreements_only: bool, as_json: bool
+) -> None:
+    """Run each scenario through langchain-core and the official SDK accumulators.
+
+    The accumulators are langchain-core's merge (of every dialect's parse), openai's
+    ChatCompletionStreamState, the Responses stream helper and anthropic's
+    MessageStream (LiteLLM's stream_chunk_builder when it is installed). Each row says
+    what every accumulator made of the same scenario, and where they disagree.
+
+    \b
+    Example:
+      tooltape differential --tag ids --disagreements-only
+    """  # noqa: D301  (click's \b keeps the example unwrapped)
+    from tooltape.cassettes import bundled_scenarios
+    from tooltape.fake_providers import differential_table, render_differential
+    from tooltape.harness import select_scenarios
+
+    pool = select_scenarios(
+        bundled_scenarios(), names=list(scenarios) or None, tags=list(tags) or None
+    )
+    if not pool:
+        raise TooltapeUsageError(f"no bundled scenario has the tag(s) {', '.join(tags)}")
+    rows = differential_table(pool)
+    if disagreements_only:
+        rows = [row for row in rows if not row.agree]
+    if as_json:
+        click.echo(json.dumps([row.as_dict() for row in rows], indent=2, default=str))
+        return
+    click.echo(render_differential(rows) or "tooltape: every accumulator agrees")

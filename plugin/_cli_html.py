@@ -1,0 +1,133 @@
+"""The matrix as one self-contained HTML page: inline CSS, no scripts, no external assets.
+
+Rows are scenarios, columns dialects; each grid cell (``td.cell``) is coloured
+by its worst result and holds one badge per subject. Opening a cell's
+``<details>`` shows each subject's outcome, the expectation's reason, the diff
+or the exception, and the parsed stream drawn as index lanes.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["matrix_page"]
+
+_CSS = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1d1d1f; }
+h1 { font-size: 1.4em; margin: 0 0 .3em; }
+.summary span { display: inline-block; margin-right: 1em; }
+table.grid { border-collapse: collapse; margin-top: 1em; }
+table.grid th, table.grid td { border: 1px solid #d0d0d7; padding: 2px 4px; vertical-align: top; }
+table.grid thead th { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: 500;
+  white-space: nowrap; padding: 6px 2px; }
+table.grid tbody th { text-align: left; font-weight: 500; white-space: nowrap; }
+td.cell { min-width: 3.2em; position: relative; }
+td.pass { background: #d9f5dd; } td.hazard { background: #fff1b8; }
+td.differs { background: #f3d4f5; } td.crashes { background: #ffd0cc; }
+td.na { background: #f2f2f4; color: #999; }
+td.unexpected { outline: 3px solid #c00; outline-offset: -3px; }
+summary { cursor: pointer; list-style: none; white-space: nowrap; font-family: monospace; }
+summary::-webkit-details-marker { display: none; }
+details[open] > .pop { position: absolute; z-index: 5; left: 0; top: 100%; width: 46em;
+  background: #fff; border: 1px solid #888; box-shadow: 0 4px 16px #0003; padding: .6em; }
+.b { display: inline-block; min-width: 1.1em; text-align: center; border-radius: 3px;
+  margin-right: 1px; font-weight: 600; }
+.b.pass { color: #1a7f37; } .b.hazard { color: #9a6700; } .b.differs { color: #8250df; }
+.b.crashes { color: #cf222e; } .b.unexpected { background: #cf222e; color: #fff; }
+pre { background: #f6f8fa; padding: .4em; overflow-x: auto; font-size: 12px; margin: .3em 0; }
+.legend span { margin-right: 1.2em; }
+.reason { color: #555; }
+"""
+
+_SYMBOLS = {"pass": "✓", "hazard": "!", "differs": "≠", "crashes": "✗", "n/a": "·"}
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _badge(result: Any) -> str:
+    flag = "" if result.expected else " unexpected"
+    title = f"{result.adapter}: {result.status}" + ("" if result.expected else " (unexpected)")
+    return (
+        f'<span class="b {result.status}{flag}" title="{_e(title)}">'
+        f"{_SYMBOLS[result.status]}</span>"
+    )
+
+
+def _result_block(result: Any) -> str:
+    parts = [
+        f"<p><b>{_e(result.adapter)}</b>: {_e(result.status)}"
+        + ("" if result.expected else " <b>(unexpected)</b>")
+        + (f' <span class="reason">— {_e(result.reason)}</span>' if result.reason else "")
+        + "</p>"
+    ]
+    if result.detail:
+        parts.append(f"<pre>{_e(result.detail)}</pre>")
+    if result.warnings:
+        parts.append(f'<p class="reason">warnings: {_e("; ".join(result.warnings))}</p>')
+    return "".join(parts)
+
+
+def _cell(cell: Any) -> str:
+    status = "na" if cell.status == "n/a" else cell.status
+    classes = f"cell {status}" + (" unexpected" if cell.unexpected else "")
+    data = (
+        f'data-scenario="{_e(cell.scenario.name)}" data-dialect="{_e(cell.dialect)}" '
+        f'data-status="{_e(cell.status)}"'
+    )
+    if not cell.results:
+        reason = cell.skipped or "not run"
+        return f'<td class="{classes}" {data} title="{_e(reason)}">·</td>'
+    badges = "".join(_badge(r) for r in cell.results)
+    body = "".join(_result_block(r) for r in cell.results)
+    if cell.lanes:
+        body += f"<p><b>lanes</b> (what the {_e(cell.dialect)} adapter yields)</p>"
+        body += f"<pre>{_e(cell.lanes)}</pre>"
+    title = f"{cell.scenario.name} \u00d7 {cell.dialect}"
+    return (
+        f'<td class="{classes}" {data}><details><summary title="{_e(title)}">{badges}</summary>'
+        f'<div class="pop"><p><b>{_e(title)}</b></p>{body}</div></details></td>'
+    )
+
+
+def _subjects(cells: Sequence[Any], dialect: str) -> str:
+    for cell in cells:
+        if cell.dialect == dialect and cell.results:
+            return " · ".join(r.adapter for r in cell.results)
+    return "none"
+
+
+def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -> str:
+    """The whole page for a finished run."""
+    statuses = Counter(r.status for c in cells for r in c.results)
+    unexpected = sum(len(c.unexpected) for c in cells)
+    rows: dict[str, list[str]] = {}
+    for cell in cells:
+        rows.setdefault(cell.scenario.name, []).append(_cell(cell))
+    head = "".join(f'<th scope="col">{_e(d)}</th>' for d in dialects)
+    body = "".join(
+        f'<tr><th scope="row">{_e(name)}</th>{"".join(tds)}</tr>' for name, tds in rows.items()
+    )
+    summary = "".join(
+        f"<span>{_e(status)}: {statuses[status]}</span>"
+        for status in ("pass", "hazard", "differs", "crashes")
+    )
+    order = "".join(f"<li><b>{_e(d)}</b>: {_e(_subjects(cells, d))}</li>" for d in dialects)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>tooltape matrix</title><style>{_CSS}</style></head>
+<body>
+<h1>tooltape matrix</h1>
+<p class="summary">{len(rows)} scenarios &times; {len(dialects)} dialects, {seconds:.1f} s.
+{summary}<span><b>unexpected: {unexpected}</b></span></p>
+<p class="legend"><span>✓ pass</span><span>! hazard (passes; the reference reports
+hazards)</span><span>≠ differs</span><span>✗ crashes</span><span>· not rendered</span>
+<span>red frame: not what matrix_expectations.yaml expects</span></p>
+<table class="grid"><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>
+<h2>Badge order per dialect</h2><ul>{order}</ul>
+</body></html>
+"""

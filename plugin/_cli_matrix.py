@@ -1,0 +1,269 @@
+"""``tooltape matrix``: every bundled scenario x dialect through the reference and each adapter.
+
+The run itself is :mod:`tooltape.plugin._cli_matrix_run`; this module picks
+what to run from the options, shows a progress bar while it runs, prints the
+summary table (or JSON), writes the HTML page, and exits 1 when a result is
+not what ``matrix_expectations.yaml`` expects.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from tooltape.harness import TooltapeUsageError
+
+__all__ = ["cell_dict", "matrix"]
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+STYLES = {
+    "pass": "green",
+    "hazard": "yellow",
+    "differs": "magenta",
+    "crashes": "red",
+    "n/a": "dim",
+}
+SYMBOLS = {"pass": "✓", "hazard": "!", "differs": "≠", "crashes": "✗", "n/a": "·"}
+
+
+def _split(values: Sequence[str]) -> list[str] | None:
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    return names or None
+
+
+def _choose(
+    scenarios: list[str] | None, tags: list[str] | None, dialects: list[str] | None
+) -> tuple[list[Any], list[str]]:
+    from tooltape.cassettes import bundled_scenarios
+    from tooltape.fake_providers import dialect_names, get_dialect
+    from tooltape.harness import select_scenarios
+
+    pool = select_scenarios(bundled_scenarios(), names=scenarios, tags=tags)
+    if not pool:
+        raise TooltapeUsageError(f"no bundled scenario has the tag(s) {', '.join(tags or [])}")
+    for name in dialects or ():
+        get_dialect(name)
+    return pool, dialects or dialect_names(profiles=True)
+
+
+def _check_adapters(adapters: list[str] | None) -> None:
+    from tooltape.plugin._cli_adapters import adapter_names
+
+    known = adapter_names()
+    unknown = [a for a in adapters or () if a not in known]
+    if unknown:
+        raise TooltapeUsageError(
+            f"unknown adapter(s) {', '.join(unknown)}; adapters: {', '.join(known)}"
+        )
+
+
+def result_dict(result: Any) -> dict[str, Any]:
+    """One subject's outcome as JSON."""
+    return {
+        "adapter": result.adapter,
+        "status": result.status,
+        "expected": result.expected,
+        "reason": result.reason,
+        "error": result.error,
+        "detail": result.detail,
+        "seconds": round(result.seconds, 4),
+        "warnings": result.warnings,
+    }
+
+
+def cell_dict(cell: Any) -> dict[str, Any]:
+    """One cell as JSON: the reference's merge and every subject's outcome."""
+    reference = cell.reference
+    return {
+        "scenario": cell.scenario.name,
+        "dialect": cell.dialect,
+        "status": cell.status,
+        "lossless": cell.lossless,
+        "skipped": cell.skipped,
+        "reference": None
+        if reference is None
+        else {
+            "tool_calls": reference.calls(),
+            "invalid_tool_calls": [dict(c) for c in reference.invalid_tool_calls],
+            "hazards": [str(h) for h in reference.hazards],
+        },
+        "results": [result_dict(r) for r in cell.results],
+    }
+
+
+def _summary_table(cells: list[Any], dialects: list[str]) -> Table:
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    for cell in cells:
+        for result in cell.results:
+            key = (cell.dialect, result.adapter)
+            counts.setdefault(key, Counter())[result.status] += 1
+            counts[key]["unexpected"] += not result.expected
+    table = Table(title="tooltape matrix: results per dialect and subject")
+    table.add_column("dialect")
+    table.add_column("subject")
+    for status in ("pass", "hazard", "differs", "crashes", "unexpected"):
+        table.add_column(status, justify="right", style=STYLES.get(status, "bold red"))
+    for dialect in dialects:
+        for (name, adapter), counter in counts.items():
+            if name == dialect:
+                values = [str(counter[s] or "") for s in ("pass", "hazard", "differs", "crashes")]
+                table.add_row(dialect, adapter, *values, str(counter["unexpected"] or ""))
+    return table
+
+
+def _grid_table(cells: list[Any], dialects: list[str]) -> Table:
+    table = Table(title="scenario x dialect (one symbol per subject: ✓ ! ≠ ✗)")
+    table.add_column("scenario")
+    for dialect in dialects:
+        table.add_column(dialect, overflow="fold")
+    rows: dict[str, list[Text]] = {}
+    for cell in cells:
+        text = Text()
+        for result in cell.results:
+            style = STYLES[result.status] + ("" if result.expected else " bold reverse")
+            text.append(SYMBOLS[result.status], style=style)
+        rows.setdefault(cell.scenario.name, []).append(text or Text("·", style="dim"))
+    for name, texts in rows.items():
+        table.add_row(name, *texts)
+    return table
+
+
+def _print_unexpected(console: Console, cells: list[Any]) -> None:
+    for cell in cells:
+        for result in cell.unexpected:
+            console.print(
+                Text(
+                    f"UNEXPECTED {cell.scenario.name} x {cell.dialect} x {result.adapter}: "
+                    f"{result.reason}",
+                    style="bold red",
+                ),
+                soft_wrap=True,
+            )
+            if result.detail:
+                console.print(Text("    " + result.detail.replace("\n", "\n    ")), soft_wrap=True)
+
+
+def _run_with_progress(
+    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any
+) -> Any:
+    from tooltape.plugin._cli_matrix_run import run_matrix
+
+    err = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(
+        *columns, TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal
+    ) as progress:
+        task = progress.add_task("matrix", total=len(scenarios) * len(dialects))
+
+        def advance(cell: Any) -> None:
+            progress.update(task, advance=1, description=f"{cell.scenario.name} x {cell.dialect}")
+
+        return run_matrix(scenarios, dialects, adapters, expect, progress=advance)
+
+
+@click.command(context_settings=CONTEXT)
+@click.option("--adapters", "adapters", multiple=True, help="Only these subjects (comma list).")
+@click.option("--scenarios", "scenarios", multiple=True, help="Only these scenarios (comma list).")
+@click.option("--dialects", "dialects", multiple=True, help="Only these dialects (comma list).")
+@click.option("--tag", "tags", multiple=True, help="Only scenarios with this tag (repeatable).")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), help="Write the page.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option("--grid", is_flag=True, help="Also print the scenario x dialect grid.")
+@click.option(
+    "--expectations",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Known outcomes (default: the bundled matrix_expectations.yaml).",
+)
+@click.option("--pin", is_flag=True, help="Print YAML entries that would pin the unexpected.")
+def matrix(
+    adapters: tuple[str, ...],
+    scenarios: tuple[str, ...],
+    dialects: tuple[str, ...],
+    tags: tuple[str, ...],
+    html: Path | None,
+    as_json: bool,
+    grid: bool,
+    expectations: Path | None,
+    pin: bool,
+) -> int:
+    """Run every bundled scenario x dialect through the reference and each installed adapter.
+
+    Each subject's merged calls are compared with langchain-core's merge of what
+    the dialect's adapter yields (and with the plan when the scenario is
+    lossless): pass, hazard (passes, but the reference has hazards), differs, or
+    crashes. Exits 1 when a result is not what the expectations file says.
+
+    \b
+    Subjects: reference, langchain-openai (chat, responses), openai-sdk,
+    langchain-anthropic, anthropic-sdk, langchain-google-genai, langchain-ollama,
+    langchain-cohere, langchain-aws (those installed).
+
+    \b
+    Examples:
+      tooltape matrix
+      tooltape matrix --dialects openai_chat,anthropic_messages --grid
+      tooltape matrix --adapters reference,langchain-openai --html matrix.html
+      tooltape matrix --tag truncation --json > matrix.json
+    """  # noqa: D301  (click's \b keeps the examples unwrapped)
+    from tooltape.plugin._cli_adapters import adapter_names
+    from tooltape.plugin._cli_expect import load_expectations, pinned_entries
+
+    chosen_adapters = _split(adapters)
+    _check_adapters(chosen_adapters)
+    pool, chosen_dialects = _choose(_split(scenarios), _split(tags), _split(dialects))
+    from tooltape.cassettes import bundled_scenarios
+
+    expect = load_expectations(expectations)
+    expect.check_names([s.name for s in bundled_scenarios()], adapter_names())
+    started = time.perf_counter()
+    cells = _run_with_progress(pool, chosen_dialects, chosen_adapters, expect)
+    elapsed = time.perf_counter() - started
+    unexpected = [(c, r) for c in cells for r in c.unexpected]
+    if html is not None:
+        from tooltape.plugin._cli_html import matrix_page
+
+        html.write_text(matrix_page(cells, chosen_dialects, elapsed), encoding="utf-8")
+    if pin:
+        rows = [(r.adapter, c.dialect, c.scenario.name, r.status, r.error) for c, r in unexpected]
+        rows = [row for row in rows if row[3] in ("differs", "crashes")]
+        text = yaml.safe_dump(
+            {"expectations": pinned_entries(rows)},
+            sort_keys=False,
+            width=100,
+            default_flow_style=None,
+        )
+        click.echo(text)
+    elif as_json:
+        document = {
+            "seconds": round(elapsed, 3),
+            "dialects": chosen_dialects,
+            "scenarios": [s.name for s in pool],
+            "unexpected": len(unexpected),
+            "cells": [cell_dict(c) for c in cells],
+        }
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+    else:
+        from tooltape.plugin._cli import stdout_console
+
+        console = stdout_console()
+        console.print(_summary_table(cells, chosen_dialects))
+        if grid:
+            console.print(_grid_table(cells, chosen_dialects))
+        _print_unexpected(console, cells)
+        subjects = sum(len(c.results) for c in cells)
+        console.print(
+            f"{len(cells)} cells, {subjects} subject runs in {elapsed:.1f} s; "
+            f"{len(unexpected)} unexpected" + (f"; page: {html}" if html else "")
+        )
+    return 1 if unexpected else 0

@@ -1,0 +1,338 @@
+"""Run the scenario x dialect matrix through the reference and every installed adapter.
+
+A cell is one bundled scenario rendered in one dialect. Its wire is parsed by
+the dialect (the deltas the provider's LangChain adapter yields) and merged by
+langchain-core (the reference); then each adapter for that dialect streams the
+same wire from a fake provider and its merged calls are compared with the
+reference's (and with the plan, when the scenario is lossless). Results are
+``pass``, ``hazard`` (passes, but the reference reports hazards), ``differs``
+(with a diff) or ``crashes`` (exception type and message); ``n/a`` when the
+dialect cannot say the scenario's quirks.
+
+Adapters run in-process on the patched httpx2/httpx transports (no sockets),
+Bedrock's botocore against one uvicorn server on 127.0.0.1 for the whole run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import re
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooltape.fake_providers import (
+    Dialect,
+    FakeProvider,
+    FakeProviderApp,
+    ProviderRouter,
+    get_dialect,
+    patch_httpx,
+    patch_httpx2,
+    serve_in_thread,
+)
+from tooltape.harness import (
+    MergeResult,
+    Scenario,
+    TooltapeUsageError,
+    draw_lanes,
+    reference_merge,
+)
+from tooltape.plugin._cli_adapters import ADAPTERS, Adapter, Merged
+from tooltape.plugin._cli_expect import Expectations
+
+__all__ = ["Cell", "Result", "compare", "is_lossless", "run_matrix", "subjects_for"]
+
+_UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+_RANK = {"n/a": 0, "pass": 1, "hazard": 2, "differs": 3, "crashes": 4}
+
+
+@dataclass
+class Result:
+    """One subject's outcome in one cell."""
+
+    adapter: str
+    status: str
+    """``pass``, ``hazard``, ``differs``, ``crashes`` or ``n/a``."""
+    detail: str = ""
+    """The diff, or ``Type: message`` for a crash."""
+    error: str | None = None
+    """The exception's type name, for a crash."""
+    expected: bool = True
+    """What the expectations file says (False fails the run)."""
+    reason: str = ""
+    """The expectation's reason, or why the result is unexpected."""
+    seconds: float = 0.0
+    """Wall time of the subject's turn."""
+    warnings: list[str] = field(default_factory=list)
+    """Warnings the subject emitted while streaming."""
+
+
+@dataclass
+class Cell:
+    """One scenario rendered in one dialect, and what every subject made of it."""
+
+    scenario: Scenario
+    dialect: str
+    lossless: bool = False
+    """True when a correct consumer must recover the plan exactly."""
+    skipped: str = ""
+    """Why the dialect cannot render the scenario (empty when it can)."""
+    reference: MergeResult | None = None
+    lanes: str = ""
+    """The parsed stream drawn as index lanes."""
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """The worst result in the cell (``n/a`` when nothing ran)."""
+        return max((r.status for r in self.results), key=_RANK.__getitem__, default="n/a")
+
+    @property
+    def unexpected(self) -> list[Result]:
+        """The results the expectations do not allow."""
+        return [r for r in self.results if not r.expected]
+
+
+def subjects_for(dialect: Dialect, selected: Sequence[str] | None) -> list[Adapter]:
+    """The installed adapters that read ``dialect`` (its base for a profile), in column order."""
+    base = getattr(dialect, "base", dialect).name
+    return [
+        a
+        for a in ADAPTERS
+        if base in a.dialects and (selected is None or a.name in selected) and a.available()
+    ]
+
+
+# --- comparing ---------------------------------------------------------------------------
+
+
+def _reference_calls(reference: MergeResult) -> Merged:
+    invalid = [
+        {"name": c.get("name"), "args": c.get("args"), "id": c.get("id")}
+        for c in reference.invalid_tool_calls
+    ]
+    return reference.calls(), invalid
+
+
+def _align_generated_ids(got: Merged, want: Merged) -> Merged:
+    """Map ids the subject minted (uuid4) to the reference's stand-ins, by position."""
+    theirs = [c["id"] for part in got for c in part if _UUID4.match(str(c.get("id")))]
+    ours = [c["id"] for part in want for c in part if _UUID4.match(str(c.get("id")))]
+    if not theirs or len(theirs) != len(ours):
+        return got
+    mapping = dict(zip(theirs, ours, strict=True))
+    valid, invalid = (
+        [{**c, "id": mapping.get(c.get("id"), c.get("id"))} for c in part] for part in got
+    )
+    return valid, invalid
+
+
+def _dump(label: str, call: dict[str, Any]) -> str:
+    return f"{label} " + json.dumps(call, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _lines(merged: Merged) -> list[str]:
+    return [_dump("call", c) for c in merged[0]] + [_dump("invalid", c) for c in merged[1]]
+
+
+def _diff(want: Merged, got: Merged, want_label: str, got_label: str) -> str:
+    lines = difflib.unified_diff(
+        _lines(want), _lines(got), fromfile=want_label, tofile=got_label, lineterm="", n=1
+    )
+    return "\n".join(lines)
+
+
+def _plan_view(merged: Merged, planned: list[dict[str, Any]]) -> Merged:
+    """The merge with the plan's ids where the provider renamed them consistently.
+
+    Providers mint their own ids (Ollama's and Gemini's adapters a uuid4, Kimi
+    ``functions.<name>:<n>``): a merge recovers the plan when its ids are present,
+    distinct, and in one-to-one correspondence with the planned ones.
+    """
+    ids = [call.get("id") for call in merged[0]]
+    if len(ids) != len(planned) or not all(ids) or len(set(ids)) != len(ids):
+        return merged
+    valid = [{**call, "id": plan["id"]} for call, plan in zip(merged[0], planned, strict=True)]
+    return valid, merged[1]
+
+
+def is_lossless(scenario: Scenario, dialect: Dialect) -> bool:
+    """True when a correct consumer recovers the plan: no lossy quirk, a profile's included."""
+    return scenario.lossless and all(q.lossless for q in getattr(dialect, "quirks", ()))
+
+
+def compare(
+    got: Merged, reference: MergeResult, scenario: Scenario, lossless: bool
+) -> tuple[str, str]:
+    """``(status, detail)`` of a subject's merge against the reference (and the plan)."""
+    want = _reference_calls(reference)
+    got = _align_generated_ids(got, want)
+    if got != want:
+        return "differs", _diff(want, got, "reference", "subject")
+    if lossless:
+        planned = scenario.plan.expected_calls()
+        if _plan_view(want, planned) != (planned, []):
+            return "differs", _diff((planned, []), want, "plan", "merged")
+    return ("hazard", "; ".join(map(str, reference.hazards))) if reference.hazards else ("pass", "")
+
+
+# --- serving ----------------------------------------------------------------------------
+
+
+def _base_url(dialect: Dialect) -> str:
+    base = getattr(dialect, "base", dialect).name
+    host = dialect.name.replace("_", "-") + ".matrix.tooltape.invalid"
+    if base.startswith("openai"):
+        return f"http://{host}/v1"
+    if base == "anthropic_messages":
+        return f"http://{host}"
+    return ""  # the provider's public URL: its SDK is built without a base URL
+
+
+class _Stage:
+    """The routers the adapters reach, and the clients built for each dialect."""
+
+    def __init__(self, stack: ExitStack, needs_server: bool) -> None:
+        placeholder = FakeProvider("openai_chat", base_url="http://placeholder.invalid/v1")
+        self.patched = ProviderRouter([placeholder])
+        stack.enter_context(patch_httpx2(router=self.patched))
+        stack.enter_context(patch_httpx(router=self.patched))
+        self.server_url = ""
+        self.app = FakeProviderApp(placeholder)
+        if needs_server:
+            self.server_url = stack.enter_context(serve_in_thread(self.app))
+        self.clients: dict[tuple[int, str], Any] = {}
+
+    def serve(self, adapter: Adapter, dialect: Dialect, wire: Any) -> FakeProvider:
+        if adapter.transport == "server":
+            provider = FakeProvider(dialect, base_url=self.server_url)
+            self.app.router.providers = (provider,)
+        else:
+            provider = FakeProvider(dialect, base_url=_base_url(dialect) or None)
+            self.patched.providers = (provider,)
+        return provider.stream(wire)
+
+    def client(self, adapter: Adapter, dialect: Dialect) -> Any:
+        key = (id(adapter), dialect.name)
+        if key not in self.clients:
+            url = self.server_url if adapter.transport == "server" else _base_url(dialect)
+            if not url:
+                url = FakeProvider(dialect).base_url
+            self.clients[key] = adapter.build(dialect.name, url)
+        return self.clients[key]
+
+
+def _short(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:300]}"
+
+
+class _LogCapture(logging.Handler):
+    """Collect what libraries log while a subject runs (cohere logs bad SSE data)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(" ".join(record.getMessage().split())[:300])
+
+
+@contextmanager
+def _captured_logs() -> Iterator[_LogCapture]:
+    handler = _LogCapture()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+
+
+def _run_subject(
+    stage: _Stage, adapter: Adapter, dialect: Dialect, cell: Cell, wire: Any
+) -> Result:
+    assert cell.reference is not None
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught, _captured_logs() as logs:
+        warnings.simplefilter("always")
+        try:
+            client = stage.client(adapter, dialect)
+            stage.serve(adapter, dialect, wire)
+            got = adapter.run(client, cell.scenario.plan)
+        except Exception as error:
+            result = Result(adapter.name, "crashes", _short(error), type(error).__name__)
+        else:
+            status, detail = compare(got, cell.reference, cell.scenario, cell.lossless)
+            result = Result(adapter.name, status, detail)
+    result.seconds = time.perf_counter() - started
+    result.warnings = sorted({str(w.message) for w in caught} | set(logs.messages))
+    return result
+
+
+def _reference_result(cell: Cell, scenario: Scenario) -> Result:
+    assert cell.reference is not None
+    status, detail = "pass", ""
+    if cell.lossless:
+        status, detail = compare(_reference_calls(cell.reference), cell.reference, scenario, True)
+    elif cell.reference.hazards:
+        status, detail = "hazard", "; ".join(map(str, cell.reference.hazards))
+    return Result("reference", status, detail)
+
+
+def run_cell(stage: _Stage, scenario: Scenario, dialect: Dialect, adapters: list[Adapter]) -> Cell:
+    """Render, parse, merge and stream one scenario in one dialect."""
+    cell = Cell(scenario, dialect.name, lossless=is_lossless(scenario, dialect))
+    try:
+        wire = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
+    except TooltapeUsageError as error:
+        cell.skipped = str(error)
+        return cell
+    try:
+        deltas = dialect.parse(wire.body)
+        cell.reference = reference_merge(deltas)
+        cell.lanes = draw_lanes(deltas)
+    except Exception as error:
+        cell.results.append(Result("reference", "crashes", _short(error), type(error).__name__))
+        return cell
+    cell.results.append(_reference_result(cell, scenario))
+    cell.results += [_run_subject(stage, a, dialect, cell, wire) for a in adapters]
+    return cell
+
+
+@contextmanager
+def _staged(needs_server: bool) -> Iterator[_Stage]:
+    with ExitStack() as stack:
+        yield _Stage(stack, needs_server)
+
+
+def run_matrix(
+    scenarios: Sequence[Scenario],
+    dialects: Sequence[str],
+    adapters: Sequence[str] | None,
+    expectations: Expectations,
+    progress: Callable[[Cell], None] = lambda cell: None,
+) -> list[Cell]:
+    """Run every scenario x dialect cell; judge each result against ``expectations``."""
+    resolved = [get_dialect(name) for name in dialects]
+    subjects = {d.name: subjects_for(d, adapters) for d in resolved}
+    needs_server = any(a.transport == "server" for group in subjects.values() for a in group)
+    cells = []
+    with _staged(needs_server) as stage:
+        for scenario in scenarios:
+            for dialect in resolved:
+                cell = run_cell(stage, scenario, dialect, subjects[dialect.name])
+                for result in cell.results:
+                    verdict = expectations.judge(
+                        result.adapter, cell.dialect, scenario.name, result.status, result.error
+                    )
+                    result.expected, result.reason = verdict.expected, verdict.reason
+                cells.append(cell)
+                progress(cell)
+    return cells

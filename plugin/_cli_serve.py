@@ -1,0 +1,297 @@
+"""``tooltape serve``: a real fake provider on 127.0.0.1, for clients in any language.
+
+The server is :func:`tooltape.fake_providers.serve_in_thread` running a
+:class:`~tooltape.fake_providers.FakeProviderApp` (or a cassette player in its
+router's place). Each request is logged on one line: method, path, status and
+the validation result (the dialect's real 400 text when the history is
+broken). Turns come from ``--scenario`` (every request gets it), ``--script``
+(a YAML or JSON list played in order, ``--repeat`` to cycle it) or
+``--cassette``. It runs until Ctrl-C, or ``--max-requests N`` / ``--once``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from tooltape.harness import TooltapeUsageError
+
+__all__ = ["serve"]
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+_SERVER_MATCH_ON = ("method", "path", "query")
+"""A served cassette matches without the host: the recorded host is not the server's."""
+
+
+def _log(line: str) -> None:
+    click.echo(f"{time.strftime('%H:%M:%S')} {line}")
+
+
+# --- the script --------------------------------------------------------------------------
+
+
+def load_script(path: Path) -> list[Any]:
+    """Read a turn script: a YAML/JSON list (or ``{turns: [...]}``) of turns.
+
+    A turn is a scenario name; ``{scenario: NAME, quirks: [...], seed: N}``;
+    ``{plan: {...}, quirks: [...], seed: N}``; or ``{error: STATUS, body: {...}}``.
+
+    Raises:
+        TooltapeUsageError: Unreadable, not YAML/JSON, or not a list of turns.
+    """
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise TooltapeUsageError(f"{path}: cannot read the script ({error.strerror})") from None
+    except yaml.YAMLError as error:
+        raise TooltapeUsageError(f"{path}: not valid YAML or JSON: {error}") from None
+    turns = document.get("turns") if isinstance(document, dict) else document
+    if not isinstance(turns, list) or not turns:
+        raise TooltapeUsageError(f"{path}: expected a non-empty list of turns (or 'turns: [...]')")
+    for number, turn in enumerate(turns):
+        if not isinstance(turn, str | dict) or (
+            isinstance(turn, dict) and not {"scenario", "plan", "error"} & set(turn)
+        ):
+            raise TooltapeUsageError(
+                f"{path}: turn {number}: expected a scenario name or a mapping with "
+                f"'scenario', 'plan' or 'error', got {turn!r}"
+            )
+    return turns
+
+
+def _queue(provider: Any, turn: Any) -> None:
+    """Queue one script turn on a provider (rendering it now, so errors show at start)."""
+    from tooltape.cassettes import get_scenario
+    from tooltape.harness import Plan
+
+    if isinstance(turn, str):
+        provider.stream(get_scenario(turn))
+        return
+    if "error" in turn:
+        provider.error(int(turn["error"]), turn.get("body"))
+        return
+    quirks = turn.get("quirks", ())
+    seed = turn.get("seed")
+    if "scenario" in turn:
+        provider.stream(get_scenario(turn["scenario"]), quirks, seed)
+    else:
+        provider.stream(Plan.model_validate(turn["plan"]), quirks, seed)
+
+
+class _Script:
+    """The turns every provider plays, re-queued when ``repeat`` and the script ran out."""
+
+    def __init__(self, turns: Sequence[Any], repeat: bool) -> None:
+        self.turns = list(turns)
+        self.repeat = repeat
+        self.lock = threading.Lock()
+
+    def load(self, provider: Any) -> None:
+        for turn in self.turns:
+            _queue(provider, turn)
+
+    def refill(self, providers: Sequence[Any]) -> None:
+        if not self.repeat:
+            return
+        with self.lock:
+            for provider in providers:
+                if provider.played == len(provider.turns):
+                    self.load(provider)
+
+
+# --- logging and stopping ----------------------------------------------------------------
+
+
+def _error_text(wire: Any) -> str:
+    try:
+        body = json.loads(wire.body)
+    except ValueError:
+        return str(wire.body[:200].decode("utf-8", "replace"))
+    error = body.get("error", body) if isinstance(body, dict) else body
+    message = error.get("message") if isinstance(error, dict) else None
+    return " ".join(str(message or body).split())
+
+
+class _Watch:
+    """Logs each request and stops the server after ``limit`` of them."""
+
+    def __init__(self, limit: int | None, before: Callable[[], None] = lambda: None) -> None:
+        self.limit = limit
+        self.count = 0
+        self.done = threading.Event()
+        self.before = before
+        self.lock = threading.Lock()
+
+    def wrap(self, router: Any) -> None:
+        dispatch = router.dispatch
+
+        def logged(request: Any, url: str) -> Any:
+            self.before()
+            wire = dispatch(request, url)
+            verdict = "valid" if wire.status < 400 else f"rejected: {_error_text(wire)}"
+            with self.lock:
+                self.count += 1
+                number = self.count
+            _log(f"#{number} {request.method} {request.path} -> {wire.status} {verdict}")
+            if self.limit is not None and number >= self.limit:
+                self.done.set()
+            return wire
+
+        router.dispatch = logged
+
+
+def _providers(dialects: Sequence[str], script: _Script) -> list[Any]:
+    from tooltape.fake_providers import FakeProvider
+
+    providers = []
+    for name in dialects:
+        provider = FakeProvider(name, base_url="http://tooltape.invalid")
+        script.load(provider)
+        providers.append(provider)
+    return providers
+
+
+def _client_base(dialect: str, url: str) -> str:
+    """The base URL a client of ``dialect`` is given (OpenAI SDKs want the ``/v1``)."""
+    from tooltape.fake_providers import get_dialect
+
+    chosen = get_dialect(dialect)
+    base = getattr(chosen, "base", chosen).name
+    return url + "/v1" if base.startswith("openai") else url
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _run(
+    app: Any, host: str, port: int, allow: bool, watch: _Watch, banner: Callable[[str], list[str]]
+) -> None:
+    from tooltape.fake_providers import serve_in_thread
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    with serve_in_thread(app, host=host, port=port, allow_non_loopback=allow) as url:
+        click.echo(f"tooltape serve: listening on {url}")
+        for line in banner(url):
+            click.echo(line)
+        if not _is_loopback(host):
+            _log(f"WARNING: serving on non-loopback {host}: anyone who reaches it gets answers")
+        try:
+            while not watch.done.wait(0.1):
+                pass
+        except KeyboardInterrupt:
+            _log("interrupted")
+    _log(f"stopped after {watch.count} request(s)")
+
+
+@click.command(context_settings=CONTEXT)
+@click.option(
+    "--dialect",
+    "-d",
+    "dialects",
+    multiple=True,
+    help="Dialect or profile to serve (repeatable; each on its own path). Default openai_chat.",
+)
+@click.option("--scenario", "-s", help="Answer every request with this bundled scenario.")
+@click.option("--cassette", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--script",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="YAML/JSON list of turns: scenario names, {scenario, quirks, seed}, {plan}, {error}.",
+)
+@click.option(
+    "--repeat", is_flag=True, help="Start the script over when it runs out (cassette: replay)."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", "-p", type=int, default=0, help="Port to bind (0: a free one).")
+@click.option(
+    "--allow-non-loopback", is_flag=True, help="Allow a non-loopback --host (logged loudly)."
+)
+@click.option("--max-requests", type=click.IntRange(min=1), help="Stop after N requests.")
+@click.option("--once", is_flag=True, help="Stop after one request (--max-requests 1).")
+def serve(
+    dialects: tuple[str, ...],
+    scenario: str | None,
+    cassette: Path | None,
+    script: Path | None,
+    repeat: bool,
+    host: str,
+    port: int,
+    allow_non_loopback: bool,
+    max_requests: int | None,
+    once: bool,
+) -> None:
+    """Serve a fake provider over real HTTP until Ctrl-C.
+
+    Requests are validated like the real API (broken tool-call pairing gets the
+    provider's real 400) and logged one per line. Point any client at the
+    printed base URL.
+
+    \b
+    Examples:
+      tooltape serve --dialect openai_chat --scenario parallel_interleaved --port 8787
+      tooltape serve -d anthropic_messages --script turns.yaml --repeat
+      tooltape serve --cassette weather.yaml --once
+    """  # noqa: D301  (click's \b keeps the examples unwrapped)
+    from tooltape.fake_providers import FakeProviderApp, get_dialect
+
+    if sum(x is not None for x in (scenario, cassette, script)) > 1:
+        raise TooltapeUsageError("give one of --scenario, --script or --cassette")
+    if not allow_non_loopback and not _is_loopback(host):
+        raise TooltapeUsageError(
+            f"refusing to serve on {host!r}: it is not a loopback address; use 127.0.0.1 or ::1, "
+            "or pass --allow-non-loopback to expose the fake provider"
+        )
+    limit = 1 if once else max_requests
+    if cassette is not None:
+        from tooltape.cassettes import CassettePlayer, load_cassette
+
+        player = CassettePlayer(
+            load_cassette(cassette), match_on=_SERVER_MATCH_ON, allow_repeats=repeat
+        )
+        app = FakeProviderApp(*_providers(["openai_chat"], _Script(["openai_golden"], False)))
+        app.router = player  # the app routes through whatever router it holds
+        watch = _Watch(limit)
+        watch.wrap(player)
+        count = len(player.cassette.interactions)
+
+        def banner(url: str) -> list[str]:
+            return [f"replaying {cassette} ({count} interaction(s)) at {url}"]
+
+    else:
+        names = list(dialects) or ["openai_chat"]
+        for name in names:
+            get_dialect(name)
+        plan = _Script(
+            load_script(script) if script else [scenario or "openai_golden"],
+            repeat or script is None,
+        )
+        app = FakeProviderApp(*_providers(names, plan))
+        watch = _Watch(limit, before=lambda: plan.refill(app.router.providers))
+        watch.wrap(app.router)
+
+        def banner(url: str) -> list[str]:
+            return [
+                f"serving {name}: POST {url}{get_dialect(name).path} "
+                f"(client base URL {_client_base(name, url)})"
+                for name in names
+            ]
+
+    _run(app, host, port, allow_non_loopback, watch, banner)

@@ -1,0 +1,100 @@
+"""The tooltape_cassette marker and fixture: record through the real server, replay offline."""
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+RECORD_AND_REPLAY = """
+import os
+
+import openai
+import pytest
+from tooltape.fake_providers import FakeProvider, serve_in_thread
+from tooltape.harness import Plan
+
+PLAN = Plan(calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}])
+
+
+@pytest.fixture(scope="module")
+def live_provider():
+    # Stands in for the real provider: a fake one on 127.0.0.1 (tests reach nothing else).
+    provider = FakeProvider("openai_chat", base_url="http://127.0.0.1")
+    for _ in range(5):
+        provider.stream(PLAN)
+    # A fixed port, so the replayed run asks the same URL the recorded run did.
+    with serve_in_thread(provider, port=int(os.environ["LIVE_PORT"])) as url:
+        yield url
+
+
+@pytest.mark.tooltape_cassette("weather")
+def test_weather(live_provider):
+    client = openai.OpenAI(
+        api_key="sk-secret-key-123", base_url=live_provider + "/v1", max_retries=0
+    )
+    chunks = list(client.chat.completions.create(model="m", messages=[], stream=True))
+    deltas = [chunk.choices[0].delta for chunk in chunks if chunk.choices]
+    calls = [call for delta in deltas for call in delta.tool_calls or []]
+    assert calls[0].function.name == "get_weather"
+"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_record_once_then_replay_offline(pytester: pytest.Pytester, monkeypatch):
+    monkeypatch.setenv("LIVE_PORT", str(free_port()))
+    pytester.makepyfile(test_weather=RECORD_AND_REPLAY)
+    recorded = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--tooltape-record-mode=once"
+    )
+    recorded.assert_outcomes(passed=1)
+    recorded.stdout.fnmatch_lines(
+        ["*tooltape cassettes recorded*", "*cassettes/test_weather/weather.yaml"]
+    )
+    cassette = pytester.path / "cassettes" / "test_weather" / "weather.yaml"
+    text = cassette.read_text()
+    assert "sk-secret-key-123" not in text
+    assert "get_weather" in text
+
+    replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider")  # default mode: none
+    replayed.assert_outcomes(passed=1)
+    assert "tooltape cassettes recorded" not in replayed.stdout.str()
+
+
+def test_replay_without_a_cassette_fails_clearly(pytester: pytest.Pytester, monkeypatch):
+    monkeypatch.setenv("LIVE_PORT", str(free_port()))
+    pytester.makepyfile(test_weather=RECORD_AND_REPLAY)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*weather.yaml*"])
+
+
+def test_marker_arguments_are_checked(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.tooltape_cassette("a", mode="once")
+        def test_x():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    expected = "unknown argument(s) ['mode']; accepted arguments: name, record_mode, dialect"
+    assert expected in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_file_names_are_sanitised_and_long_names_hashed():
+    from tooltape.plugin._fixtures import cassette_file_name
+
+    assert cassette_file_name("test_x[a/b c]") == "test_x_a_b_c.yaml"
+    long = cassette_file_name("test_" + "x" * 300)
+    assert len(long) <= 105 and long.endswith(".yaml")
+    assert long != cassette_file_name("test_" + "x" * 299)

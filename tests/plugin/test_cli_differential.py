@@ -1,0 +1,35 @@
+"""tooltape differential through the installed console script."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+TOOLTAPE = str(Path(sys.executable).parent / "tooltape")
+
+
+def run(*args):
+    return subprocess.run([TOOLTAPE, *args], capture_output=True, text=True, timeout=600)
+
+
+def test_the_known_disagreements_show_up():
+    result = run("differential", "--scenario", "id_on_every_chunk", "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)
+    text = json.dumps(row)
+    assert "ChatCompletionStreamState" in text
+    assert "call_paris_01call_paris_01" in text  # the SDK concatenates a repeated id
+
+
+def test_text_report_names_each_accumulator():
+    result = run("differential", "--scenario", "missing_id")
+    assert result.returncode == 0, result.stderr
+    assert "langchain-core" in result.stdout
+    assert "! openai.ChatCompletionStreamState disagrees with langchain-core" in result.stdout
+
+
+def test_unknown_scenario_is_one_line_and_exit_2():
+    result = run("differential", "--scenario", "nope")
+    assert result.returncode == 2
+    assert result.stderr.startswith("tooltape differential: error: unknown scenario(s) ['nope']")
+    assert len(result.stderr.strip().splitlines()) == 1

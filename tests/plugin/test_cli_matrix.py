@@ -1,0 +1,239 @@
+"""``tooltape matrix`` through its console script: the bundled matrix, regressions, the HTML page.
+
+One full run (every bundled scenario x every dialect and profile x every
+installed subject) is shared by the module: it must exit 0 with the bundled
+expectations, cover every cell, and write a page whose grid headless Chromium
+renders with one cell per scenario x dialect. Smaller runs with their own
+expectations files prove that an unexpected result, or a fixed one, exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tooltape.cassettes import bundled_scenarios, get_scenario
+from tooltape.fake_providers import dialect_names, get_dialect
+from tooltape.harness import reference_merge
+
+TOOLTAPE = Path(sys.executable).parent / "tooltape"
+
+
+def tooltape(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(TOOLTAPE), *map(str, args)], capture_output=True, text=True, timeout=900, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    page = tmp_path_factory.mktemp("matrix") / "matrix.html"
+    done = tooltape("matrix", "--json", "--html", page)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads(done.stdout), page
+
+
+def test_the_bundled_matrix_covers_every_cell_and_meets_its_expectations(
+    full_run: tuple[dict[str, Any], Path],
+) -> None:
+    report, _ = full_run
+    scenarios = [s.name for s in bundled_scenarios()]
+    dialects = dialect_names(profiles=True)
+    assert report["unexpected"] == 0
+    assert report["dialects"] == dialects
+    assert [(c["scenario"], c["dialect"]) for c in report["cells"]] == [
+        (s, d) for s in scenarios for d in dialects
+    ]
+    results = [r for c in report["cells"] for r in c["results"]]
+    assert all(r["expected"] for r in results)
+    subjects = {r["adapter"] for r in results}
+    assert {"reference", "langchain-openai", "openai-sdk", "langchain-anthropic"} <= subjects
+
+
+def test_matrix_cells_hold_the_reference_of_what_the_dialect_parses(
+    full_run: tuple[dict[str, Any], Path],
+) -> None:
+    report, _ = full_run
+    cells = {(c["scenario"], c["dialect"]): c for c in report["cells"]}
+    for scenario, dialect in [
+        ("repeated_name", "openai_chat"),
+        ("duplicate_ids", "anthropic_messages"),
+    ]:
+        chosen = get_scenario(scenario)
+        provider = get_dialect(dialect)
+        merged = reference_merge(
+            provider.parse(provider.render(chosen.plan, chosen.quirks, chosen.seed).body)
+        )
+        cell = cells[(scenario, dialect)]
+        assert cell["reference"]["tool_calls"] == json.loads(json.dumps(merged.calls()))
+        assert cell["reference"]["hazards"] == [str(h) for h in merged.hazards]
+    golden = cells[("openai_golden", "openai_chat")]
+    assert [(r["adapter"], r["status"]) for r in golden["results"]] == [
+        ("reference", "pass"), ("langchain-openai", "pass"), ("openai-sdk", "pass")
+    ]  # fmt: skip
+    crash = next(r for r in cells[("no_index_whole_calls", "openai_chat")]["results"]
+                 if r["adapter"] == "openai-sdk")  # fmt: skip
+    assert crash["status"] == "crashes"
+    assert crash["error"] == "TypeError"
+    assert "O6" in crash["reason"]
+
+
+class _Cells(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: list[tuple[str, str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "td" and "cell" in (values.get("class") or "").split():
+            self.cells.append(
+                (values["data-scenario"] or "", values["data-dialect"] or "", values["class"] or "")
+            )
+
+
+def _chromium() -> str | None:
+    return next(
+        (p for n in ("chromium", "chromium-browser", "google-chrome") if (p := shutil.which(n))),
+        None,
+    )
+
+
+def test_the_html_page_renders_one_grid_cell_per_scenario_and_dialect(
+    full_run: tuple[dict[str, Any], Path], tmp_path: Path
+) -> None:
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no chromium, chromium-browser or google-chrome on PATH")
+    _, page = full_run
+    text = page.read_text(encoding="utf-8")
+    for external in ("<script", "<link", "<img", " src=", " href=", "@import", "url("):
+        assert external not in text  # self-contained: inline CSS, no assets, no scripts
+    dumped = subprocess.run(
+        [
+            browser, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom", page.as_uri(),
+        ],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    parser = _Cells()
+    parser.feed(dumped.stdout)
+    scenarios = [s.name for s in bundled_scenarios()]
+    dialects = dialect_names(profiles=True)
+    assert [(s, d) for s, d, _ in parser.cells] == [(s, d) for s in scenarios for d in dialects]
+    classes = {c.split()[1] for _, _, c in parser.cells}
+    assert {"pass", "hazard", "crashes", "na"} <= classes
+    assert not any("unexpected" in c for _, _, c in parser.cells)
+
+
+# --- expectations decide the exit code --------------------------------------------------
+
+
+def _expectations(tmp_path: Path, entries: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "expect.yaml"
+    path.write_text(yaml.safe_dump({"expectations": entries}))
+    return path
+
+
+SUBSET = ("--dialects", "openai_chat", "--scenarios", "openai_golden,no_index_whole_calls")
+SDK_CRASH = {
+    "adapter": "openai-sdk",
+    "dialects": ["openai_chat"],
+    "scenarios": ["no_index_whole_calls"],
+    "outcome": "crashes",
+    "error": "TypeError",
+    "reason": "ChatCompletionStreamState needs an index (O6)",
+}
+
+
+def test_an_expected_crash_exits_0(tmp_path: Path) -> None:
+    done = tooltape("matrix", *SUBSET, "--expectations", _expectations(tmp_path, [SDK_CRASH]))
+    assert done.returncode == 0, done.stdout
+    assert "2 cells, 6 subject runs" in done.stdout
+    assert "0 unexpected" in done.stdout
+
+
+def test_a_new_regression_exits_1_and_names_the_cell(tmp_path: Path) -> None:
+    done = tooltape("matrix", *SUBSET, "--grid", "--expectations", _expectations(tmp_path, []))
+    assert done.returncode == 1
+    assert "UNEXPECTED no_index_whole_calls x openai_chat x openai-sdk: crashes" in done.stdout
+    assert "TypeError" in done.stdout
+    assert "1 unexpected" in done.stdout
+
+
+def test_a_fixed_cell_exits_1_until_the_expectation_goes(tmp_path: Path) -> None:
+    stale = {**SDK_CRASH, "adapter": "langchain-openai", "scenarios": ["openai_golden"]}
+    done = tooltape(
+        "matrix", *SUBSET, "--json", "--expectations", _expectations(tmp_path, [SDK_CRASH, stale])
+    )
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    (flagged,) = [r for c in report["cells"] for r in c["results"] if not r["expected"]]
+    assert flagged["adapter"] == "langchain-openai"
+    assert flagged["reason"].startswith("now pass, but")
+
+
+def test_a_changed_exception_type_is_unexpected(tmp_path: Path) -> None:
+    other = {**SDK_CRASH, "error": "KeyError"}
+    done = tooltape("matrix", *SUBSET, "--expectations", _expectations(tmp_path, [other]))
+    assert done.returncode == 1
+    assert "raised TypeError, but" in done.stdout
+
+
+def test_pin_prints_entries_that_make_the_run_pass(tmp_path: Path) -> None:
+    outdated = {**SDK_CRASH, "error": "KeyError"}  # the crash changed type since it was pinned
+    pinned = tooltape(
+        "matrix", *SUBSET, "--pin", "--expectations", _expectations(tmp_path, [outdated])
+    )
+    assert pinned.returncode == 1
+    entries = yaml.safe_load(pinned.stdout)["expectations"]
+    assert [(e["adapter"], e["scenarios"], e["error"]) for e in entries] == [
+        ("openai-sdk", ["no_index_whole_calls"], "TypeError")
+    ]
+    appended = _expectations(tmp_path, [outdated, *entries])
+    assert tooltape("matrix", *SUBSET, "--expectations", appended).returncode == 0
+
+
+def test_reference_only_runs_no_adapter() -> None:
+    done = tooltape("matrix", "--adapters", "reference", "--dialects", "gemini,ollama", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert {r["adapter"] for c in report["cells"] for r in c["results"]} == {"reference"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--adapters", "nope"], "unknown adapter(s) nope"),
+        (["--dialects", "nope"], "unknown dialect 'nope'"),
+        (["--scenarios", "nope"], "unknown scenario(s) ['nope']"),
+        (["--tag", "no-such-tag"], "no bundled scenario has the tag(s) no-such-tag"),
+        (["--expectations", "/nonexistent.yaml"], "does not exist"),
+    ],
+)
+def test_matrix_errors_are_one_line(args: list[str], message: str) -> None:
+    done = tooltape("matrix", *args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], lines
+
+
+def test_a_bad_expectations_file_is_a_usage_error(tmp_path: Path) -> None:
+    path = _expectations(tmp_path, [{**SDK_CRASH, "adapter": "openai-sdkk"}])
+    done = tooltape("matrix", *SUBSET, "--expectations", path)
+    assert done.returncode == 2
+    assert "unknown adapter 'openai-sdkk'" in done.stderr
+    path.write_text("expectations: [{adapter: x}]\n")
+    done = tooltape("matrix", *SUBSET, "--expectations", path)
+    assert done.returncode == 2
+    assert "expectations.0.scenarios: Field required" in done.stderr
