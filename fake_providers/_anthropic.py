@@ -51,6 +51,7 @@ from pydantic import Field
 
 from tooltape.fake_providers._anthropic_validate import validate_anthropic_request
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
@@ -277,22 +278,8 @@ def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> 
                 f"quirk {quirk} belongs to another dialect; anthropic_messages renders "
                 f"only these EVENTS quirks: {kinds}"
             )
-    for chunk_quirk in stream.quirks:
-        reason = _INEXPRESSIBLE.get(getattr(chunk_quirk, "kind", ""))
-        if reason:
-            raise TooltapeUsageError(
-                f"quirk {chunk_quirk} cannot be rendered by dialect anthropic_messages: {reason}"
-            )
-    seen: set[int] = set()
-    for fragment in stream.fragments:
-        header = fragment.call not in seen
-        seen.add(fragment.call)
-        if header != (fragment.id is not None) or header != (fragment.name is not None):
-            kinds = ", ".join(str(q) for q in stream.quirks) or "none"
-            raise TooltapeUsageError(
-                f"dialect anthropic_messages sends a call's id and name once, on its first "
-                f"chunk; call {fragment.call} has {fragment!r} (quirks: {kinds})"
-            )
+    refuse_inexpressible(stream, _INEXPRESSIBLE, "anthropic_messages")
+    require_header_fields(stream, "anthropic_messages")
 
 
 def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:

@@ -52,6 +52,7 @@ from tooltape.fake_providers._bedrock_eventstream import (
 from tooltape.fake_providers._bedrock_parse import parse_converse
 from tooltape.fake_providers._bedrock_validate import validate_converse_request
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
 
@@ -141,22 +142,8 @@ def check_expressible(
             raise TooltapeUsageError(
                 f"quirk {quirk} cannot be rendered by dialect {dialect}: {allowed[quirk.kind]}"
             )
-    for chunk_quirk in stream.quirks:
-        reason = _INEXPRESSIBLE.get(getattr(chunk_quirk, "kind", ""))
-        if reason:
-            raise TooltapeUsageError(
-                f"quirk {chunk_quirk} cannot be rendered by dialect {dialect}: {reason}"
-            )
-    seen: set[int] = set()
-    for fragment in stream.fragments:
-        header = fragment.call not in seen
-        seen.add(fragment.call)
-        if header != (fragment.id is not None) or header != (fragment.name is not None):
-            kinds = ", ".join(str(q) for q in stream.quirks) or "none"
-            raise TooltapeUsageError(
-                f"dialect {dialect} sends a call's id and name once, on its first chunk; "
-                f"call {fragment.call} has {fragment!r} (quirks: {kinds})"
-            )
+    refuse_inexpressible(stream, _INEXPRESSIBLE, dialect)
+    require_header_fields(stream, dialect)
 
 
 def padding(rng: Random) -> str:

@@ -45,6 +45,7 @@ from typing import Any, Literal
 from tooltape.fake_providers._cohere_parse import read_cohere_stream
 from tooltape.fake_providers._cohere_validate import validate_cohere_request
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, TooltapeUsageError
 
@@ -171,16 +172,7 @@ def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> 
             "finish 'content_filter' cannot be rendered by dialect cohere_v2: Cohere's finish "
             "reasons are COMPLETE, STOP_SEQUENCE, MAX_TOKENS, TOOL_CALL, ERROR and TIMEOUT"
         )
-    seen: set[int] = set()
-    for fragment in stream.fragments:
-        header = fragment.call not in seen
-        seen.add(fragment.call)
-        if header != (fragment.id is not None) or header != (fragment.name is not None):
-            kinds = ", ".join(str(q) for q in stream.quirks) or "none"
-            raise TooltapeUsageError(
-                f"dialect cohere_v2 sends a call's id and name once, on tool-call-start; "
-                f"call {fragment.call} has {fragment!r} (quirks: {kinds})"
-            )
+    require_header_fields(stream, "cohere_v2", "on tool-call-start")
 
 
 class CohereV2Dialect(Dialect):
