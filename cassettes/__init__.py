@@ -31,6 +31,7 @@ from tooltape.cassettes._model import (
 )
 from tooltape.cassettes._mutate import mutate
 from tooltape.cassettes._player import CassettePlayer
+from tooltape.cassettes._rendered import save_counterexample, save_rendered
 from tooltape.cassettes._scrub import SECRET_FIELDS, SECRET_HEADERS, SECRET_PARAMS, Scrubber
 from tooltape.cassettes._serve import (
     CassetteTransport,
@@ -91,6 +92,8 @@ __all__ = [
     "record",
     "replay",
     "save_cassette",
+    "save_counterexample",
+    "save_rendered",
     "serve_cassette",
     "stream_shape",
     "use_cassette",

@@ -70,6 +70,7 @@ def check_merger(
     quirks_strategy: st.SearchStrategy[list[Quirk]] | None = None,
     ignore_ids: bool = False,
     derandomize: bool | None = None,
+    on_counterexample: Callable[[PlannedStream], object] | None = None,
 ) -> None:
     """Fuzz ``fn`` against the reference merge over generated quirky streams.
 
@@ -86,6 +87,9 @@ def check_merger(
         ignore_ids: Compare names and args only.
         derandomize: Force Hypothesis's derandomized mode (``None``: follow the
             loaded settings profile).
+        on_counterexample: Called with the shrunk stream before the failure is
+            raised; what it returns is named in the message.
+            ``tooltape.cassettes.save_counterexample(path)`` writes it as a cassette.
 
     Raises:
         MergeMismatch: With the shrunk counterexample drawn as index lanes, the
@@ -99,7 +103,7 @@ def check_merger(
     def expected(stream: PlannedStream) -> list[ToolCallDict]:
         return normalize_calls(reference_merge(stream), ignore_ids=ignore_ids)
 
-    _fuzz(fn, streams, expected, max_examples, derandomize, ignore_ids)
+    _fuzz(fn, streams, expected, max_examples, derandomize, ignore_ids, on_counterexample)
 
 
 def check_rechunking(
@@ -108,6 +112,7 @@ def check_rechunking(
     max_examples: int = 100,
     plans_strategy: st.SearchStrategy[Plan] | None = None,
     derandomize: bool | None = None,
+    on_counterexample: Callable[[PlannedStream], object] | None = None,
 ) -> None:
     """Fuzz the property "re-chunking never changes the merge" on ``fn``.
 
@@ -126,7 +131,7 @@ def check_rechunking(
     def expected(stream: PlannedStream) -> list[ToolCallDict]:
         return normalize_calls(stream.plan.expected_calls())
 
-    _fuzz(fn, streams, expected, max_examples, derandomize, False)
+    _fuzz(fn, streams, expected, max_examples, derandomize, False, on_counterexample)
 
 
 def _fuzz(
@@ -136,6 +141,7 @@ def _fuzz(
     max_examples: int,
     derandomize: bool | None,
     ignore_ids: bool,
+    on_counterexample: Callable[[PlannedStream], object] | None = None,
 ) -> None:
     overrides: dict[str, Any] = {
         "max_examples": max_examples,
@@ -164,12 +170,25 @@ def _fuzz(
     try:
         agrees()
     except _Disagreement as found:
-        raise MergeMismatch(describe_counterexample(fn, found.stream, found.got)) from None
+        raise _mismatch(fn, found, on_counterexample) from None
     except BaseExceptionGroup as group:  # Hypothesis found several distinct failures
         first = _first_disagreement(group)
         if first is None:
             raise
-        raise MergeMismatch(describe_counterexample(fn, first.stream, first.got)) from None
+        raise _mismatch(fn, first, on_counterexample) from None
+
+
+def _mismatch(
+    fn: MergerFn,
+    found: _Disagreement,
+    on_counterexample: Callable[[PlannedStream], object] | None,
+) -> MergeMismatch:
+    text = describe_counterexample(fn, found.stream, found.got)
+    if on_counterexample is not None:
+        saved = on_counterexample(found.stream)
+        if saved is not None:
+            text += f"\nthe counterexample was saved: {saved}"
+    return MergeMismatch(text)
 
 
 class _Disagreement(Exception):

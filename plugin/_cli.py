@@ -192,46 +192,9 @@ def _framing_quirks(specs: Sequence[str]) -> list[Any]:
 def _write_cassette(
     path: Path, scenario: Any, dialect: Any, wire: Any, quirks: list[Any], overwrite: bool
 ) -> None:
-    from tooltape.cassettes import (
-        Cassette,
-        CassetteInfo,
-        Interaction,
-        RecordedRequest,
-        RecordedResponse,
-        save_cassette,
-    )
-    from tooltape.cassettes._library_requests import request_for
-    from tooltape.fake_providers import FakeProvider
-    from tooltape.harness import reference_merge
+    from tooltape.cassettes import save_rendered
 
-    route, query, body = request_for(dialect, scenario)
-    try:
-        origin = FakeProvider(dialect).base_url.split("/v1")[0]
-    except TooltapeUsageError:
-        origin = f"https://{dialect.name.replace('_', '-')}.tooltape.invalid"
-    suffix = ("?" + "&".join(f"{k}={v}" for k, v in query.items())) if query else ""
-    request = RecordedRequest(
-        "POST",
-        origin.rstrip("/") + route + suffix,
-        (("content-type", "application/json"),),
-        json.dumps(body, indent=2).encode(),
-    )
-    merged = reference_merge(dialect.parse(wire.body))
-    info = CassetteInfo(
-        dialect=dialect.name,
-        scenario=scenario.name,
-        description=scenario.description,
-        plan=scenario.plan,
-        quirks=tuple(quirks),
-        seed=scenario.seed,
-        reference={
-            "tool_calls": merged.calls(),
-            "invalid_tool_calls": [dict(c) for c in merged.invalid_tool_calls],
-            "hazards": [str(h) for h in merged.hazards],
-        },
-    )
-    cassette = Cassette((Interaction(request, RecordedResponse.from_wire(wire)),), info)
-    save_cassette(cassette, path, overwrite=overwrite)
+    save_rendered(path, scenario, dialect, wire, quirks, overwrite=overwrite)
 
 
 @cli.command(context_settings=CONTEXT)
