@@ -88,7 +88,7 @@ def save_counterexample(
     chosen = get_dialect(dialect)
 
     def save(stream: PlannedStream) -> str:
-        quirks = [q.model_dump() for q in stream.quirks]  # type: ignore[attr-defined]
+        quirks = [q.model_dump() for q in stream.quirks]
         scenario = Scenario(
             name="counterexample",
             description="A stream check_merger shrank to where the merger disagreed.",

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness._models import Deltas, Finish, Plan
+
+if TYPE_CHECKING:
+    from tooltape.harness._quirks import Quirk
 
 __all__ = ["Fragment", "PlannedStream"]
 
@@ -43,7 +47,7 @@ class PlannedStream:
 
     plan: Plan
     """The ground truth the stream was made from."""
-    quirks: tuple[object, ...]
+    quirks: tuple[Quirk, ...]
     """The quirks applied, in the order given."""
     seed: int
     """The seed that fixed every random choice."""
