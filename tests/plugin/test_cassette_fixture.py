@@ -98,3 +98,19 @@ def test_file_names_are_sanitised_and_long_names_hashed():
     long = cassette_file_name("test_" + "x" * 300)
     assert len(long) <= 105 and long.endswith(".yaml")
     assert long != cassette_file_name("test_" + "x" * 299)
+
+
+def test_summary_lists_cassettes_no_test_used(pytester: pytest.Pytester, monkeypatch):
+    monkeypatch.setenv("LIVE_PORT", str(free_port()))
+    pytester.makepyfile(test_weather=RECORD_AND_REPLAY)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tooltape-record-mode=once")
+    stale = pytester.path / "cassettes" / "test_weather" / "old_test.yaml"
+    stale.write_text((stale.parent / "weather.yaml").read_text())
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["*tooltape cassettes not used by any test*", "*cassettes/test_weather/old_test.yaml"]
+    )
+    assert "weather.yaml" not in result.stdout.str().split("not used by any test")[1].replace(
+        "old_test.yaml", ""
+    )
