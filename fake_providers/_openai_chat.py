@@ -23,11 +23,10 @@ The empty ``chunk_position="last"`` chunk ``ChatOpenAI`` ends with is left out.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import string
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal
@@ -37,6 +36,7 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._openai_chat_validate import validate_chat_request
+from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
@@ -258,8 +258,6 @@ def _usage(completion_tokens: int) -> dict[str, Any]:
 
 # --- parsing ----------------------------------------------------------------------------
 
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-
 
 @dataclass(frozen=True)
 class ChatStreamReading:
@@ -287,7 +285,7 @@ def read_chat_stream(body: bytes) -> ChatStreamReading:
     deltas: Deltas = []
     human = [False]
     try:
-        for event, data in _sdk_events(body):
+        for event, data in openai_sdk_events(body):
             if data.startswith("[DONE]"):
                 break
             payload = json.loads(data)
@@ -308,36 +306,6 @@ def read_chat_stream(body: bytes) -> ChatStreamReading:
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
         return ChatStreamReading(deltas, f"{type(error).__name__}: {error}")
     return ChatStreamReading(deltas)
-
-
-def _sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
-    """``(event, data)`` pairs exactly as openai-python's ``SSEDecoder`` dispatches them."""
-    event: str | None = None
-    data: list[str] = []
-    last_id: str | None = None
-    retry: int | None = None
-    *lines, unterminated = _LINE_END.split(body)
-    for raw in lines:
-        line = raw.decode("utf-8")
-        if not line:
-            if event or data or last_id or retry is not None:
-                yield event, "\n".join(data)
-                event, data, retry = None, [], None
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "event":
-            event = value
-        elif name == "data":
-            data.append(value)
-        elif name == "id" and "\0" not in value:
-            last_id = value
-        elif name == "retry":
-            with contextlib.suppress(ValueError):
-                retry = int(value)
-    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises
 
 
 def _stream_error_message(error: Any) -> str:

@@ -26,18 +26,17 @@ adapter's last message is not marked last (no ``response.completed`` or
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._sse import openai_sdk_events
+
 __all__ = ["parse_responses_body"]
 
-_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 # Output items whose `done` event langchain-openai turns into a content block.
 _BUILTIN_TOOL_ITEMS = frozenset(
@@ -93,43 +92,16 @@ def parse_responses_body(body: bytes) -> list[list[ToolCallChunk]]:
 
 def _sdk_payloads(body: bytes) -> Iterator[Any]:
     """The payloads openai-python's ``Stream`` hands over, raising where it raises."""
-    event: str | None = None
-    data: list[str] = []
-    last_id: str | None = None
-    retry: int | None = None
-    for raw_line in _LINE_END.split(body)[:-1]:  # an unterminated last line never dispatches
-        try:
-            line = raw_line.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise _AdapterRaises from error
-        if not line:
-            if not event and not data and not last_id and retry is None:
-                continue
-            payload = "\n".join(data)
-            event, data, retry = None, [], None
-            if payload.startswith("[DONE]"):
+    try:
+        for _event, data in openai_sdk_events(body):
+            if data.startswith("[DONE]"):
                 return
-            try:
-                decoded = json.loads(payload)
-            except ValueError as error:
-                raise _AdapterRaises from error
+            decoded = json.loads(data)
             if isinstance(decoded, dict) and decoded.get("error"):
                 raise _AdapterRaises  # APIError
             yield decoded
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "event":
-            event = value
-        elif name == "data":
-            data.append(value)
-        elif name == "id" and "\0" not in value:
-            last_id = value
-        elif name == "retry":
-            with contextlib.suppress(ValueError):
-                retry = int(value)
+    except ValueError as error:  # bad JSON, or a broken UTF-8 character (UnicodeDecodeError)
+        raise _AdapterRaises from error
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -8,15 +8,24 @@ can produce the way a conforming client does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SSEEvent", "decode_ndjson", "decode_sse", "encode_ndjson", "encode_sse"]
+__all__ = [
+    "SSEEvent",
+    "decode_ndjson",
+    "decode_sse",
+    "encode_ndjson",
+    "encode_sse",
+    "openai_sdk_events",
+]
 
 _LINE = re.compile(r"\r\n|\r|\n")
+_LINE_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,38 @@ def decode_ndjson(body: bytes | str) -> list[Any]:
     return [json.loads(line) for line in _LINE.split(text) if line.strip()]
 
 
-def iter_json_events(events: Iterable[SSEEvent]) -> list[Any]:
-    """The JSON payloads of events, skipping the ``[DONE]`` sentinel."""
-    return [e.json() for e in events if e.data.strip() != "[DONE]"]
+def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
+    """``(event, data)`` pairs exactly as openai-python's ``SSEDecoder`` dispatches them.
+
+    Unlike :func:`decode_sse` (WHATWG), a block with only ``event:``, ``id:`` or
+    ``retry:`` dispatches empty data, the last event id is never reset (so every
+    blank line after an ``id:`` dispatches), a byte-order mark is kept, and an
+    unterminated last line is decoded but never dispatched (a broken character in
+    it still raises ``UnicodeDecodeError``). Both OpenAI dialects read bytes this way.
+    """
+    event: str | None = None
+    data: list[str] = []
+    last_id: str | None = None
+    retry: int | None = None
+    *lines, unterminated = _LINE_BYTES.split(body)
+    for raw in lines:
+        line = raw.decode("utf-8")
+        if not line:
+            if event or data or last_id or retry is not None:
+                yield event, "\n".join(data)
+                event, data, retry = None, [], None
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+        elif name == "id" and "\0" not in value:
+            last_id = value
+        elif name == "retry":
+            with contextlib.suppress(ValueError):
+                retry = int(value)
+    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises
