@@ -21,10 +21,11 @@ from tooltape.harness._assertions import (
     first_divergence,
     normalize_calls,
 )
-from tooltape.harness._check_merger import (
+from tooltape.harness._check_merger import check_merger, check_rechunking, merger_property
+from tooltape.harness._counterexample import (
+    Counterexample,
+    HazardPolicy,
     MergerFn,
-    check_merger,
-    check_rechunking,
     describe_counterexample,
 )
 from tooltape.harness._engine import stream_plan
@@ -119,6 +120,7 @@ __all__ = [
     "CallEntry",
     "CallResolution",
     "ChangingId",
+    "Counterexample",
     "CumulativeArgs",
     "Delta",
     "Deltas",
@@ -134,6 +136,7 @@ __all__ = [
     "Hazard",
     "HazardFound",
     "HazardKind",
+    "HazardPolicy",
     "History",
     "HistoryShape",
     "IdOnEveryChunk",
@@ -195,6 +198,7 @@ __all__ = [
     "is_repeated_name",
     "load_scenarios",
     "merge_result_from_message",
+    "merger_property",
     "normalize_calls",
     "pairwise_merge",
     "parse_quirk",

@@ -19,7 +19,9 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+import functools
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -55,6 +57,7 @@ from tooltape.harness._quirks import (
     TruncateArgs,
     WholeArgs,
     WholeCall,
+    parse_quirk,
 )
 
 __all__ = [
@@ -74,41 +77,45 @@ _TEXT = st.text(
     alphabet=st.sampled_from('abcXYZ 019_-"\\/\n\té北😀'),
     max_size=12,
 )
+# Strategies are immutable and cheap to share; building them once matters because
+# ``from_regex`` and ``recursive`` are costly to construct and were rebuilt per draw.
+_TOOL_NAMES = st.sampled_from(_NAMES) | st.from_regex(r"[a-z][a-z0-9_]{2,15}", fullmatch=True)
+_SCALARS = st.none() | st.booleans() | st.integers(-1000, 10**6) | _TEXT
+_KEYS = st.sampled_from(["city", "a", "b", "query", "path", "n"])
 
 
 def tool_names() -> st.SearchStrategy[str]:
     """Realistic tool names, shrinking toward ``get_weather``."""
-    generated = st.from_regex(r"[a-z][a-z0-9_]{2,15}", fullmatch=True)
-    return st.sampled_from(_NAMES) | generated
+    return _TOOL_NAMES
 
 
+@functools.cache
 def argument_objects(*, max_leaves: int = 6) -> st.SearchStrategy[dict[str, JsonValue]]:
     """JSON objects as tool arguments: strings with escapes and non-ASCII, numbers, nesting."""
-    scalars = st.none() | st.booleans() | st.integers(-1000, 10**6) | _TEXT
     values = st.recursive(
-        scalars,
+        _SCALARS,
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
         max_leaves=max_leaves,
     )
-    return st.dictionaries(
-        st.sampled_from(["city", "a", "b", "query", "path", "n"]), values, max_size=3
-    )
+    return st.dictionaries(_KEYS, values, max_size=3)
 
 
 @st.composite
 def _calls(draw: st.DrawFn, min_calls: int, max_calls: int) -> tuple[PlannedCall, ...]:
     count = draw(st.integers(min_calls, max_calls))
+    arguments = argument_objects()
     return tuple(
-        PlannedCall(name=draw(tool_names()), args=draw(argument_objects()), id=f"call_{n}")
+        PlannedCall(name=draw(_TOOL_NAMES), args=draw(arguments), id=f"call_{n}")
         for n in range(count)
     )
 
 
 def planned_calls() -> st.SearchStrategy[PlannedCall]:
     """One planned call with a realistic name and arguments."""
-    return st.builds(PlannedCall, name=tool_names(), args=argument_objects(), id=st.just("call_0"))
+    return st.builds(PlannedCall, name=_TOOL_NAMES, args=argument_objects(), id=st.just("call_0"))
 
 
+@functools.cache
 def plans(*, min_calls: int = 1, max_calls: int = 3, text: bool = False) -> st.SearchStrategy[Plan]:
     """Plans of ``min_calls`` to ``max_calls`` calls, shrinking toward fewer calls.
 
@@ -128,56 +135,86 @@ def plans(*, min_calls: int = 1, max_calls: int = 3, text: bool = False) -> st.S
     )
 
 
-def _splitters() -> st.SearchStrategy[Quirk]:
-    return st.builds(SplitArgs, pieces=st.integers(1, 12)) | st.sampled_from(
-        [WholeCall(), WholeArgs(), SplitInsideEscapes()]
-    )
+# Every kind quirk_sets can draw, by axis. The splitter comes first in every set
+# and shrinks toward SplitArgs(pieces=1), the arguments in one piece.
+_SPLITTERS: dict[str, st.SearchStrategy[Quirk]] = {
+    "split_args": st.builds(SplitArgs, pieces=st.integers(1, 12)),
+    "whole_call": st.just(WholeCall()),
+    "whole_args": st.just(WholeArgs()),
+    "split_inside_escapes": st.just(SplitInsideEscapes()),
+}
+# Where ids travel differs between providers more than anything else, so it is an
+# axis of its own, shrinking toward the OpenAI shape (id on the first chunk).
+_ID_PLACEMENTS: dict[str, st.SearchStrategy[Quirk]] = {
+    "id_on_every_chunk": st.just(IdOnEveryChunk()),
+    "late_id": st.just(LateId()),
+    "missing_id": st.just(MissingId()),
+}
+# Index handling is the other axis providers differ on most; shrinks toward 0, 1, 2...
+_INDEX_BEHAVIOURS: dict[str, st.SearchStrategy[Quirk]] = {
+    "no_index": st.just(NoIndex()),
+    "shared_index": st.just(SharedIndex()),
+    "index_offset": st.sampled_from([IndexOffset(by=1), IndexOffset(by=2)]),
+}
+# Grouping chunks into messages is an axis too, drawn as often as not: langchain-core's
+# first-message rule only shows when the first message holds several chunks.
+_PACKINGS: dict[str, st.SearchStrategy[Quirk]] = {
+    "pack_fragments": st.builds(PackFragments, size=st.integers(2, 4)),
+}
+_TARGETS = st.sampled_from([0, -1])
+_OTHERS: dict[str, st.SearchStrategy[Quirk]] = {
+    "ascii_escapes": st.just(AsciiEscapes()),
+    "empty_args": st.just(EmptyArgs()),
+    "non_object_args": st.builds(NonObjectArgs, call=_TARGETS),
+    "malformed_args": st.builds(
+        MalformedArgs,
+        call=_TARGETS,
+        variant=st.sampled_from(["undefined", "extra_brace", "whitespace", "concatenated"]),
+    ),
+    "truncate_args": st.builds(TruncateArgs, at=st.sampled_from(["string", "literal"])),
+    "cumulative_args": st.just(CumulativeArgs()),
+    "split_name": st.builds(SplitName, parts=st.integers(2, 3)),
+    "repeat_name": st.just(RepeatName()),
+    "late_name": st.just(LateName()),
+    "changing_id": st.just(ChangingId()),
+    "duplicate_ids": st.just(DuplicateIds()),
+    "interleave_calls": st.just(InterleaveCalls()),
+    "empty_string_continuations": st.just(EmptyStringContinuations()),
+}
+_AXES = (_ID_PLACEMENTS, _INDEX_BEHAVIOURS, _PACKINGS)
 
 
-def _packings() -> st.SearchStrategy[Quirk | None]:
-    # Grouping chunks into messages is an axis of its own, drawn as often as not:
-    # langchain-core's first-message rule only shows when the first message holds
-    # several chunks.
-    return st.none() | st.builds(PackFragments, size=st.integers(2, 4))
+def _drawable_kinds() -> list[str]:
+    """Every quirk kind :func:`quirk_sets` draws, sorted: the names ``kinds=`` accepts."""
+    return sorted({kind for table in (_SPLITTERS, _OTHERS, *_AXES) for kind in table})
 
 
-def _id_placements() -> st.SearchStrategy[Quirk | None]:
-    # Where ids travel differs between providers more than anything else, so it is
-    # an axis of its own too, shrinking toward the OpenAI shape (id on the first chunk).
-    return st.none() | st.sampled_from([IdOnEveryChunk(), LateId(), MissingId()])
+def _check_kinds(kinds: Iterable[str], where: str) -> None:
+    """Raise for kinds :func:`quirk_sets` cannot draw, naming the closest known ones."""
+    known = _drawable_kinds()
+    for kind in kinds:
+        if kind not in known:
+            close = difflib.get_close_matches(kind, known, n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known)}"
+            raise TooltapeUsageError(f"{where} got unknown quirk kind {kind!r}; {hint}")
 
 
-def _index_behaviours() -> st.SearchStrategy[Quirk | None]:
-    # Index handling is the other axis providers differ on most: none, offset, or
-    # one index shared by every call. Shrinks toward plain 0, 1, 2...
-    return st.none() | st.sampled_from(
-        [NoIndex(), SharedIndex(), IndexOffset(by=1), IndexOffset(by=2)]
-    )
+def _allowed_kinds(kinds: Sequence[str] | None, exclude_kinds: Sequence[str]) -> frozenset[str]:
+    """The kinds left by ``kinds`` (``None``: all) minus ``exclude_kinds``; ``split_args`` stays."""
+    _check_kinds(kinds or (), "kinds=")
+    _check_kinds(exclude_kinds, "exclude_kinds=")
+    chosen = set(_drawable_kinds() if kinds is None else kinds) - set(exclude_kinds)
+    return frozenset(chosen | {"split_args"})
 
 
-def _quirk_options() -> list[tuple[type[Quirk], st.SearchStrategy[Quirk]]]:
-    variants = st.sampled_from(["undefined", "extra_brace", "whitespace", "concatenated"])
-    targets = st.sampled_from([0, -1])
+def _pick(
+    table: dict[str, st.SearchStrategy[Quirk]], allowed: frozenset[str], lossless: bool
+) -> list[st.SearchStrategy[Quirk]]:
     return [
-        (AsciiEscapes, st.just(AsciiEscapes())),
-        (EmptyArgs, st.just(EmptyArgs())),
-        (NonObjectArgs, st.builds(NonObjectArgs, call=targets)),
-        (MalformedArgs, st.builds(MalformedArgs, call=targets, variant=variants)),
-        (TruncateArgs, st.builds(TruncateArgs, at=st.sampled_from(["string", "literal"]))),
-        (CumulativeArgs, st.just(CumulativeArgs())),
-        (SplitName, st.builds(SplitName, parts=st.integers(2, 3))),
-        (RepeatName, st.just(RepeatName())),
-        (LateName, st.just(LateName())),
-        (ChangingId, st.just(ChangingId())),
-        (DuplicateIds, st.just(DuplicateIds())),
-        (InterleaveCalls, st.just(InterleaveCalls())),
-        (EmptyStringContinuations, st.just(EmptyStringContinuations())),
+        strategy
+        for kind, strategy in table.items()
+        if kind in allowed and (not lossless or parse_quirk(kind).lossless)
     ]
-
-
-def _compatible(quirks: Sequence[Quirk]) -> bool:
-    kinds = {q.kind for q in quirks}
-    return not {"truncate_args", "cumulative_args"} <= kinds
 
 
 def quirk_sets(
@@ -185,6 +222,7 @@ def quirk_sets(
     max_size: int = 4,
     lossless_only: bool = False,
     kinds: Sequence[str] | None = None,
+    exclude_kinds: Sequence[str] = (),
 ) -> st.SearchStrategy[list[Quirk]]:
     """Lists of quirks that can be applied together, shrinking toward fewer quirks.
 
@@ -195,41 +233,50 @@ def quirk_sets(
     OpenAI shape: one chunk per message, the id on the first chunk, index 0, 1, 2.
 
     Args:
-        max_size: Most quirks besides the splitter.
+        max_size: Most quirks besides the splitter and the three axes.
         lossless_only: Only quirks after which a correct merger recovers the plan.
-        kinds: Restrict the non-splitter quirks to these kinds.
+        kinds: Draw only these kinds (every axis included: leave out
+            ``pack_fragments`` and no message holds two chunks). ``split_args``
+            is always allowed: it is how every stream is cut.
+        exclude_kinds: Never draw these kinds.
+
+    Raises:
+        TooltapeUsageError: A kind is not one :func:`quirk_sets` draws; the
+            message names the closest ones.
     """
-    options = _quirk_options()
-    if kinds is not None:
-        known = {cls.model_fields["kind"].default for cls, _ in options}
-        unknown = sorted(set(kinds) - known)
-        if unknown:
-            raise TooltapeUsageError(
-                f"quirk_sets(kinds=...) got unknown kinds {unknown}; choose from {sorted(known)}"
-            )
-        options = [(c, s) for c, s in options if c.model_fields["kind"].default in kinds]
-    if lossless_only:
-        options = [(c, s) for c, s in options if c.lossless]
-    strategies = [strategy for _, strategy in options]
+    allowed = _allowed_kinds(kinds, exclude_kinds)
+    return _quirk_sets(max_size, lossless_only, allowed)
+
+
+@functools.cache
+def _quirk_sets(
+    max_size: int, lossless_only: bool, allowed: frozenset[str]
+) -> st.SearchStrategy[list[Quirk]]:
+    splitters = st.one_of(_pick(_SPLITTERS, allowed, lossless_only))
+    others = _pick(_OTHERS, allowed, lossless_only)
+    axes = [
+        st.none() | st.one_of(found) for t in _AXES if (found := _pick(t, allowed, lossless_only))
+    ]
+    # Draw positions first so every quirk kind is about as likely as any other
+    # (one_of would favour the first options); shrinking removes positions.
+    positions = (
+        st.lists(st.sampled_from(range(len(others))), max_size=max_size, unique=True)
+        if others
+        else st.just([])
+    )
 
     @st.composite
     def sets(draw: st.DrawFn) -> list[Quirk]:
-        # Draw positions first so every quirk kind is about as likely as any other
-        # (one_of would favour the first options); shrinking removes positions.
-        positions = draw(
-            st.lists(st.sampled_from(range(len(strategies))), max_size=max_size, unique=True)
-            if strategies
-            else st.just([])
-        )
-        chosen = [draw(_splitters()), *(draw(strategies[n]) for n in sorted(positions))]
-        for axis in (_id_placements(), _index_behaviours()):
-            value = draw(axis)
-            if value is not None and (value.lossless or not lossless_only):
-                chosen.append(value)
-        packing = draw(_packings()) if not lossless_only else None
-        return chosen if packing is None else [*chosen, packing]
+        chosen = [draw(splitters), *(draw(others[n]) for n in sorted(draw(positions)))]
+        chosen += [value for axis in axes if (value := draw(axis)) is not None]
+        kinds = {q.kind for q in chosen}
+        if {"truncate_args", "cumulative_args"} <= kinds:
+            # The engine refuses the pair (no provider sends it); drop one rather than
+            # filter, so no draw is ever rejected.
+            chosen = [q for q in chosen if q.kind != "cumulative_args"]
+        return chosen
 
-    return sets().filter(_compatible)
+    return sets()
 
 
 _default_plans = plans

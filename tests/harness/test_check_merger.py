@@ -1,125 +1,189 @@
-"""check_merger against a correct merger and five realistic buggy ones."""
+"""check_merger's reports: whose bug it is, the reference's hazards, a reproduction that runs."""
 
-import json
+import textwrap
 
 import pytest
-from langchain_core.utils.json import parse_partial_json
+from _mergers import (
+    correct,
+    first_name_wins,
+    ignores_message_boundaries,
+    keyed_by_id_only,
+    sorts_calls,
+    strict_json_loads,
+)
+from hypothesis import settings
+from hypothesis.database import InMemoryExampleDatabase
 
-from tooltape.harness import MergeMismatch, check_merger, check_rechunking
-
-
-def _finish(merged, strict):
-    calls = []
-    for chunk in merged:
-        text = chunk["args"] or ""
-        try:
-            args = (json.loads(text) if strict else parse_partial_json(text)) if text else {}
-        except ValueError:
-            continue
-        if isinstance(args, dict):
-            calls.append({"name": chunk["name"] or "", "args": args, "id": chunk["id"]})
-    return calls
-
-
-def make_merger(
-    *, id_check=True, concat_ids=False, overwrite_args=False, flatten_first=False, strict=False
-):
-    """A hand-written merger in the style of many agent frameworks, with one switchable bug."""
-
-    def merge(deltas):
-        merged = []
-        for number, delta in enumerate(deltas):
-            for chunk in delta:
-                index, target = chunk.get("index"), None
-                if (number > 0 or flatten_first) and isinstance(index, int):
-                    for candidate in merged:
-                        same_call = (
-                            not id_check
-                            or None in (candidate["id"], chunk.get("id"))
-                            or ""
-                            in (
-                                candidate["id"],
-                                chunk.get("id"),
-                            )
-                            or candidate["id"] == chunk.get("id")
-                        )
-                        if candidate["index"] == index and same_call:
-                            target = candidate
-                            break
-                if target is None:
-                    merged.append({k: chunk.get(k) for k in ("name", "args", "id", "index")})
-                    continue
-                for key in ("name", "args", "id"):
-                    value = chunk.get(key)
-                    if value is None:
-                        continue
-                    if target[key] is None:
-                        target[key] = value
-                    elif key == "id" and target[key] == value and not concat_ids:
-                        continue
-                    elif key == "args" and overwrite_args:
-                        target[key] = value
-                    else:
-                        target[key] += value
-        return _finish(merged, strict)
-
-    return merge
+from tooltape.harness import (
+    MergeMismatch,
+    TooltapeUsageError,
+    check_merger,
+    check_rechunking,
+)
+from tooltape.harness.strategies import planned_streams, quirk_sets
 
 
-def test_a_correct_merger_passes():
-    check_merger(make_merger(), max_examples=150)
+def _failure(merger, **options):
+    with pytest.raises(MergeMismatch) as error:
+        check_merger(merger, **options)
+    return str(error.value)
+
+
+def _snippet(text):
+    return textwrap.dedent(text.split("reproduce:\n", 1)[1].split("\nthe counterexample")[0])
+
+
+def test_an_unambiguous_disagreement_says_it_is_the_mergers():
+    text = _failure(first_name_wins, max_examples=20)
+    assert text.startswith("tooltape: the merger disagrees with langchain-core")
+    assert "has no hazard, so the difference is the merger's" in text
+    assert "found by scenario split_name" in text
+    assert "reference hazards:\n  none" in text
+    assert "msg │ index" in text and "← subject and reference diverge here" in text
+    assert "--- expected" in text and "+++ subject" in text
+
+
+def test_a_disagreement_on_a_hazard_stream_is_labelled_with_the_hazards():
+    text = _failure(ignores_message_boundaries, max_examples=20)
+    assert text.startswith(
+        "tooltape: your merger differs from langchain-core where langchain-core "
+    )
+    assert "reference hazards:\n  none" not in text
+    labels = text.split("reference hazards:\n", 1)[1].split("\nquirks:")[0].splitlines()
+    assert labels and all(line.split()[0] in text.splitlines()[0] for line in labels)
+    assert "on_reference_hazard='plan'" in text
+
+
+def test_unambiguous_disagreements_are_found_before_hazard_ones():
+    # sorts_calls differs on library hazard streams, but fuzzing finds a clean stream.
+    text = _failure(sorts_calls, max_examples=200, derandomize=True)
+    assert "found by fuzzing" in text and "has no hazard" in text
+
+
+def test_fuzzing_shrinks_an_unambiguous_disagreement_among_its_own_kind():
+    text = _failure(sorts_calls, max_examples=200, derandomize=True, scenarios=[])
+    assert "has no hazard" in text and "found by fuzzing" in text
+
+
+@pytest.mark.parametrize("policy", ["ignore", "plan"])
+def test_the_hazard_switch_accepts_mergers_that_repair_what_langchain_loses(policy):
+    # Joining the first message's chunks recovers the plan where langchain-core orphans them.
+    # ("plan" cannot be met where the arguments themselves are lost, so those kinds are left out.)
+    lossy = ["truncate_args", "malformed_args", "non_object_args", "cumulative_args"]
+    lossy += ["changing_id", "repeat_name", "no_index", "shared_index", "duplicate_ids"]
+    lossy += ["missing_id"]
+    check_merger(
+        ignores_message_boundaries,
+        max_examples=50,
+        on_reference_hazard=policy,
+        exclude_kinds=lossy if policy == "plan" else (),
+    )
+
+
+def test_plan_still_flags_a_merger_that_matches_neither():
+    text = _failure(strict_json_loads, max_examples=20, on_reference_hazard="plan")
+    assert "returns neither langchain-core's calls nor the plan's" in text
+    assert "args_repaired" in text
+
+
+def test_excluding_a_kind_removes_it_from_examples_and_draws():
+    check_merger(
+        ignores_message_boundaries,
+        max_examples=60,
+        exclude_kinds=["pack_fragments"],
+        derandomize=True,
+    )
 
 
 @pytest.mark.parametrize(
-    "bug",
-    [
-        pytest.param({"id_check": False}, id="keyed-by-index-only"),
-        pytest.param({"concat_ids": True}, id="ids-concatenated"),
-        pytest.param({"overwrite_args": True}, id="args-overwritten"),
-        pytest.param({"strict": True}, id="strict-json-loads"),
-        pytest.param({"flatten_first": True}, id="first-message-flattened"),
-    ],
+    "merger", [first_name_wins, ignores_message_boundaries, strict_json_loads, sorts_calls]
 )
-def test_realistic_bugs_are_caught_with_a_shrunk_counterexample(bug):
-    with pytest.raises(MergeMismatch) as error:
-        check_merger(make_merger(**bug), max_examples=100)
-    text = str(error.value)
-    assert text.startswith("tooltape: the merger disagrees with langchain-core")
-    assert "msg │ index" in text
-    assert "← subject and reference diverge here" in text
-    assert "--- expected" in text and "+++ subject" in text
-    assert "quirks: " in text and "seed: " in text
+def test_the_reproduction_snippet_runs_and_fails_the_same_way(merger):
+    text = _failure(merger, max_examples=100, derandomize=True)
+    code = _snippet(text)
+    namespace = {merger.__name__: merger}
+    code = code.replace(
+        f"from _mergers import {merger.__name__} as merger", "merger = " + merger.__name__
+    )
+    with pytest.raises(AssertionError):
+        exec(compile(code, "<snippet>", "exec"), namespace)
+    assert namespace["got"] != namespace["expected"]
+
+
+def test_the_snippet_imports_an_importable_merger():
+    text = _failure(first_name_wins, max_examples=10)
+    assert "from _mergers import first_name_wins as merger" in text
+    with pytest.raises(AssertionError):
+        exec(compile(_snippet(text), "<snippet>", "exec"), {})
 
 
 def test_a_crashing_merger_is_reported_with_the_exception():
-    correct = make_merger()
-
     def crashes_on_packed_messages(deltas):
         if any(len(delta) > 1 for delta in deltas):
             raise ValueError("expected one chunk per message")
         return correct(deltas)
 
-    with pytest.raises(MergeMismatch) as error:
-        check_merger(crashes_on_packed_messages, max_examples=50)
-    text = str(error.value)
+    text = _failure(crashes_on_packed_messages, max_examples=50)
     assert "the merger raised ValueError: expected one chunk per message" in text
-    assert "pack_fragments(size=2)" in text  # shrunk to the smallest packing
+    assert "packed 2 chunks a message" in text
+
+
+def test_each_merger_has_its_own_database_key():
+    database = InMemoryExampleDatabase()
+    previous = settings._current_profile
+    settings.register_profile("tooltape-db", database=database, derandomize=False)
+    settings.load_profile("tooltape-db")
+    try:
+        _failure(keyed_by_id_only, max_examples=100, scenarios=[])
+        first = set(database.data)
+        _failure(sorts_calls, max_examples=100, scenarios=[])
+        second = set(database.data) - first
+    finally:
+        settings.load_profile(previous)
+    assert first and second
+
+
+def test_max_examples_follows_the_profile_unless_passed():
+    seen = []
+
+    def counting(deltas):
+        seen.append(1)
+        return correct(deltas)
+
+    previous = settings._current_profile
+    settings.register_profile("tooltape-7", max_examples=7, database=None, derandomize=True)
+    settings.load_profile("tooltape-7")
+    try:
+        check_merger(counting, scenarios=[])
+        from_profile = len(seen)
+        seen.clear()
+        check_merger(counting, scenarios=[], max_examples=12)
+    finally:
+        settings.load_profile(previous)
+    assert from_profile == 7 and len(seen) == 12
+
+
+def test_unknown_names_are_errors_with_the_closest_ones():
+    with pytest.raises(TooltapeUsageError, match="did you mean pack_fragments"):
+        check_merger(correct, exclude_kinds=["pack_fragment"])
+    with pytest.raises(TooltapeUsageError, match="on_reference_hazard='strict'"):
+        check_merger(correct, on_reference_hazard="strict")
+
+
+def test_custom_strategies_are_used_for_the_drawn_streams():
+    check_merger(
+        correct,
+        max_examples=20,
+        scenarios=[],
+        quirks_strategy=quirk_sets(kinds=["interleave_calls"]),
+    )
+    assert planned_streams() is not None
 
 
 def test_rechunking_property_passes_a_correct_merger():
-    check_rechunking(make_merger(), max_examples=60)
+    check_rechunking(correct, max_examples=60)
 
 
 def test_rechunking_property_catches_a_merger_that_keys_on_ids():
-    def keyed_by_id(deltas):
-        calls, last = {}, None
-        for delta in deltas:
-            for chunk in delta:
-                last = chunk.get("id") or last
-                call = calls.setdefault(last, {"name": "", "args": "", "id": last})
-                call["name"] += chunk.get("name") or ""
-                call["args"] += chunk.get("args") or ""
-        return [{**c, "args": json.loads(c["args"] or "{}")} for c in calls.values()]
-
     with pytest.raises(MergeMismatch, match="diverge here"):
-        check_rechunking(keyed_by_id, max_examples=100)
+        check_rechunking(keyed_by_id_only, max_examples=100)

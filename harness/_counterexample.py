@@ -1,0 +1,178 @@
+"""What check_merger found: the stream, both results, the reference's hazards, and how to rerun it.
+
+A disagreement on a stream whose reference merge has no hazard is the merger's
+bug. One on a stream where langchain-core itself loses or invents data (a
+hazard) is a different finding, labelled with those hazards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tooltape.harness._assertions import (
+    _copy,
+    describe_calls_diff,
+    first_divergence,
+    normalize_calls,
+)
+from tooltape.harness._fragments import PlannedStream
+from tooltape.harness._lanes import draw_lanes
+from tooltape.harness._models import Hazard, HazardKind, ToolCallDict
+from tooltape.harness._reference import reference_merge
+
+__all__ = ["Counterexample", "HazardPolicy", "MergerFn", "describe_counterexample"]
+
+MergerFn = Callable[[list[list[dict[str, Any]]]], Any]
+"""A merge function: deltas (one ToolCallChunk list per message) -> ``[{name, args, id}]``."""
+
+HazardPolicy = Literal["require", "ignore", "plan"]
+"""What a merger must return on a stream where langchain-core's merge has a hazard."""
+
+HAZARD_POLICIES: tuple[HazardPolicy, ...] = ("require", "ignore", "plan")
+
+_DOES = {
+    "args_repaired": "repairs incomplete argument JSON into a valid call",
+    "repeated_name": "concatenates a name the provider repeated on every chunk",
+    "id_changed": "splits a call whose id changed into two calls",
+    "orphan_fragment": "turns an orphan fragment into a call of its own",
+    "missing_id": "keeps a call that has no id",
+    "duplicate_id": "keeps two calls that share an id",
+    "invalid_call": "drops a call whose arguments are not a JSON object",
+}
+_MAX_ERROR = 200
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A stream on which a merger and langchain-core disagree, as check_merger reports it."""
+
+    stream: PlannedStream
+    """The stream: its plan, quirks and seed rebuild it with ``stream_plan``."""
+    merger: MergerFn
+    """The merge function under test."""
+    expected: list[ToolCallDict]
+    """The reference's calls, normalised as they were compared."""
+    got: list[ToolCallDict] | BaseException
+    """What the merger returned (normalised), or what it raised."""
+    hazards: tuple[Hazard, ...]
+    """The reference merge's hazards; empty when the disagreement is unambiguous."""
+    found_by: str = "fuzzing"
+    """``fuzzing`` (shrunk) or the library example that caught it."""
+    ignore_ids: bool = False
+    on_reference_hazard: HazardPolicy = "require"
+
+    @property
+    def unambiguous(self) -> bool:
+        """True when langchain-core's merge of the stream has no hazard: the bug is the merger's."""
+        return not self.hazards
+
+    def outcome(self, deltas: list[Any]) -> tuple[list[ToolCallDict], object]:
+        """The reference's calls and the merger's (or its exception type) on other deltas."""
+        expected = normalize_calls(reference_merge(deltas), ignore_ids=self.ignore_ids)
+        try:
+            got: object = normalize_calls(self.merger(_copy(deltas)), ignore_ids=self.ignore_ids)
+        except Exception as error:
+            got = type(error)
+        return expected, got
+
+    def fails_the_same_way(self, deltas: list[Any]) -> bool:
+        """Whether the merger disagrees with the reference on ``deltas`` exactly as here."""
+        got = type(self.got) if isinstance(self.got, BaseException) else self.got
+        return self.outcome(deltas) == (self.expected, got)
+
+    def snippet(self) -> str:
+        """Python code that rebuilds the stream and repeats the failing comparison."""
+        return _snippet(self)
+
+
+def _phrase(hazards: tuple[Hazard, ...]) -> str:
+    kinds: list[HazardKind] = list(dict.fromkeys(h.kind for h in hazards))
+    return " and ".join(_DOES[k] for k in kinds) + f" ({', '.join(kinds)})"
+
+
+def _headline(found: Counterexample) -> str:
+    stream = found.stream
+    shape = (
+        f"{len(stream.messages)} message(s) from {len(stream.plan.calls)} planned call(s)"
+        f", found by {found.found_by}"
+    )
+    if found.unambiguous:
+        return (
+            f"the merger disagrees with langchain-core on a stream of {shape}; langchain-core's "
+            "merge of it has no hazard, so the difference is the merger's"
+        )
+    if found.on_reference_hazard == "plan":
+        return (
+            "the merger returns neither langchain-core's calls nor the plan's on a stream where "
+            f"langchain-core {_phrase(found.hazards)}; a stream of {shape}"
+        )
+    return (
+        f"your merger differs from langchain-core where langchain-core {_phrase(found.hazards)}; "
+        f"a stream of {shape}. langchain-core may be the one losing data here: "
+        "check_merger(on_reference_hazard='plan') also accepts the plan's calls on such "
+        "streams, 'ignore' accepts anything"
+    )
+
+
+def describe_counterexample(found: Counterexample) -> str:
+    """The failure text: verdict, hazards, stream, lanes, diff and a runnable reproduction."""
+    stream = found.stream
+    divergence = first_divergence(found.merger, stream, ignore_ids=found.ignore_ids)
+    note = "subject and reference diverge here" if divergence is not None else ""
+    quirks = ", ".join(map(str, stream.quirks)) or "none"
+    hazards = [f"  {h}" for h in found.hazards] or ["  none"]
+    lines = [
+        _headline(found),
+        "reference hazards:",
+        *hazards,
+        f"quirks: {quirks}; seed: {stream.seed}",
+        f"plan: {[call.as_dict() for call in stream.plan.calls]!r}",
+        "",
+        draw_lanes(stream, mark=divergence, note=note),
+        "",
+    ]
+    if isinstance(found.got, BaseException):
+        message = str(found.got)
+        message = message if len(message) <= _MAX_ERROR else message[:_MAX_ERROR] + "…"
+        lines.append(f"the merger raised {type(found.got).__name__}: {message}")
+        lines.append("reference: " + "; ".join(map(str, found.expected)))
+    else:
+        lines.append(
+            describe_calls_diff(found.expected, found.got).replace("+++ merged", "+++ subject")
+        )
+    lines += ["", "reproduce:", *("    " + line for line in found.snippet().splitlines())]
+    return "\n".join(lines)
+
+
+def _merger_import(fn: MergerFn) -> str:
+    module = getattr(fn, "__module__", None)
+    qualname = getattr(fn, "__qualname__", "")
+    name = getattr(fn, "__name__", "my_merge")
+    if module and module != "__main__" and qualname.isidentifier():
+        return f"from {module} import {qualname} as merger"
+    return f"merger = {name}  # your merge function (this snippet cannot import it)"
+
+
+def _snippet(found: Counterexample) -> str:
+    stream = found.stream
+    plan = stream.plan.model_dump(mode="json", exclude_defaults=True)
+    quirks = [q.model_dump(mode="json") for q in stream.quirks]
+    ids = found.ignore_ids
+    compare = "assert got == expected"
+    if found.hazards and found.on_reference_hazard == "plan":
+        compare = f"assert got in (expected, normalize_calls(plan, ignore_ids={ids}))"
+    return "\n".join(
+        [
+            "from tooltape.harness import Plan, normalize_calls, parse_quirk, reference_merge",
+            "from tooltape.harness import stream_plan",
+            _merger_import(found.merger),
+            f"plan = Plan.model_validate({plan!r})",
+            f"quirks = [parse_quirk(q) for q in {quirks!r}]",
+            f"deltas = stream_plan(plan, quirks, seed={stream.seed}).deltas()",
+            f"expected = normalize_calls(reference_merge(deltas), ignore_ids={ids})",
+            f"got = normalize_calls(merger(deltas), ignore_ids={ids})",
+            compare,
+        ]
+    )
