@@ -16,8 +16,8 @@ from tooltape.cassettes._model import (
     RecordedResponse,
 )
 from tooltape.cassettes._store import save_cassette
-from tooltape.fake_providers import Dialect, FakeProvider, Wire, get_dialect
-from tooltape.harness import PlannedStream, Scenario, TooltapeUsageError, reference_merge
+from tooltape.fake_providers import Dialect, FakeProvider, Wire, dialect_names, get_dialect
+from tooltape.harness import Counterexample, Scenario, TooltapeUsageError, reference_merge
 
 __all__ = ["save_counterexample", "save_rendered"]
 
@@ -73,33 +73,52 @@ def save_rendered(
 
 def save_counterexample(
     path: str | Path, *, dialect: str = "openai_chat", overwrite: bool = False
-) -> Callable[[PlannedStream], str]:
-    """A callback for ``check_merger(on_counterexample=...)`` that saves the shrunk stream.
+) -> Callable[[Counterexample], str]:
+    """A callback for ``check_merger(on_counterexample=...)`` that saves the counterexample.
 
-    The stream is rendered in ``dialect`` and written as a cassette, so the failure
-    becomes a regression test that replays the exact bytes. A dialect may frame
-    messages differently from the harness stream (OpenAI Chat sends a role chunk
-    first, so packing in the first message no longer matters there): check that
-    the saved cassette still fails before you rely on it.
+    The stream is rendered in ``dialect``, parsed back as the dialect's adapter
+    reads it, and written as a cassette only when the merger fails the same way
+    on those deltas (same reference calls, same result or exception type), so
+    the cassette is a regression test that replays the exact bytes. A dialect
+    may frame messages differently from the harness stream (OpenAI Chat sends a
+    role chunk first, so packing in the first message no longer matters there);
+    then nothing is written and the message names the dialects that do reproduce it.
 
     Example:
         >>> check_merger(my_merge, on_counterexample=save_counterexample("regress.yaml"))
     """
     chosen = get_dialect(dialect)
 
-    def save(stream: PlannedStream) -> str:
+    def save(found: Counterexample) -> str:
+        stream = found.stream
+        wire = _reproducing_wire(found, chosen)
+        if wire is None:
+            others = [
+                name
+                for name in dialect_names()
+                if name != chosen.name and _reproducing_wire(found, get_dialect(name))
+            ]
+            return (
+                f"not saved to {path}: rendered as {chosen.name}, the stream no longer fails "
+                f"the same way; dialects that reproduce it: {', '.join(others) or 'none'}"
+            )
         quirks = [q.model_dump() for q in stream.quirks]
         scenario = Scenario(
             name="counterexample",
-            description="A stream check_merger shrank to where the merger disagreed.",
+            description="A stream check_merger found where the merger disagreed.",
             plan=stream.plan,
             quirks=tuple(quirks),
             seed=stream.seed,
         )
-        return str(
-            save_rendered(
-                path, scenario, chosen, chosen.render(stream), quirks, overwrite=overwrite
-            )
-        )
+        written = save_rendered(path, scenario, chosen, wire, quirks, overwrite=overwrite)
+        return f"saved to {written}"
 
     return save
+
+
+def _reproducing_wire(found: Counterexample, dialect: Dialect) -> Wire | None:
+    try:
+        wire = dialect.render(found.stream)
+    except TooltapeUsageError:
+        return None
+    return wire if found.fails_the_same_way(dialect.parse(wire.body)) else None

@@ -315,5 +315,5 @@ def _mismatch(found: Counterexample, on_counterexample: OnCounterexample | None)
     if on_counterexample is not None:
         saved = on_counterexample(found)
         if saved is not None:
-            text += f"\nthe counterexample was saved: {saved}"
+            text += f"\non_counterexample: {saved}"
     return MergeMismatch(text)

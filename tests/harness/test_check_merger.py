@@ -30,7 +30,7 @@ def _failure(merger, **options):
 
 
 def _snippet(text):
-    return textwrap.dedent(text.split("reproduce:\n", 1)[1].split("\nthe counterexample")[0])
+    return textwrap.dedent(text.split("reproduce:\n", 1)[1].split("\non_counterexample")[0])
 
 
 def test_an_unambiguous_disagreement_says_it_is_the_mergers():
