@@ -10,6 +10,7 @@ Hypothesis test, for pytest, pytest-xdist and HypoFuzz.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -163,7 +164,8 @@ def merger_property(
         except (_Unambiguous, _OnHazard) as error:
             raise MergeMismatch(describe_counterexample(error.found)) from None
 
-    test_merger.__name__ = test_merger.__qualname__ = f"merger_property[{fn.__name__}]"
+    name = re.sub(r"\W", "_", getattr(fn, "__name__", "merger"))
+    test_merger.__name__ = test_merger.__qualname__ = f"merger_property_{name}"
     test_merger._hypothesis_internal_add_digest = agrees._hypothesis_internal_add_digest  # type: ignore[attr-defined]
     test = given(stream=streams)(test_merger)
     if max_examples is not None:
