@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tooltape.harness import MergeMismatch, check_merger
+from tooltape.harness import MergeMismatch, check_merger, merger_property, reference_merge
 
 
 def merge_by_index(deltas):
@@ -22,6 +22,19 @@ def merge_by_index(deltas):
     ]
 
 
-def test_the_index_merger_is_caught():
-    with pytest.raises(MergeMismatch, match="subject and reference diverge here"):
-        check_merger(merge_by_index, max_examples=50)
+def test_the_index_merger_is_caught_on_every_run():
+    # The library's scenarios run first, so this never depends on luck.
+    with pytest.raises(MergeMismatch, match="the difference is the merger's") as error:
+        check_merger(merge_by_index, max_examples=20)
+    assert "reproduce:" in str(error.value)
+
+
+def langchain_merge(deltas):
+    """The reference itself: a merger that defers to langchain-core."""
+    return reference_merge(deltas).calls()
+
+
+# The same check as a plain Hypothesis test: pytest, pytest-xdist and HypoFuzz
+# (`hypothesis fuzz -- examples/test_merge_fuzzing.py`) collect it; your
+# settings profile decides how many streams it draws.
+test_langchain_merge = merger_property(langchain_merge)
