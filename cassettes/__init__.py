@@ -21,7 +21,7 @@ from tooltape.cassettes._inspect import (
 )
 from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
 from tooltape.cassettes._library_build import LIBRARY_DIR, generate_library, library_path
-from tooltape.cassettes._match import DEFAULT_MATCH_ON
+from tooltape.cassettes._match import DEFAULT_MATCH_ON, IGNORED_BODY_FIELDS, URL_MATCH_ON
 from tooltape.cassettes._model import (
     Cassette,
     CassetteInfo,
@@ -59,6 +59,7 @@ __all__ = [
     "CassetteSession",
     "CassetteTransport",
     "DEFAULT_MATCH_ON",
+    "IGNORED_BODY_FIELDS",
     "Inspection",
     "Interaction",
     "InteractionInspection",
@@ -74,6 +75,7 @@ __all__ = [
     "Scrubber",
     "ServedCassette",
     "StreamShape",
+    "URL_MATCH_ON",
     "UnmatchedRequest",
     "UnplayedInteractions",
     "add_cassette_routes",

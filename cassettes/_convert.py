@@ -21,6 +21,7 @@ from typing import Any
 
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import Cassette, CassetteInfo, Interaction, RecordedResponse
+from tooltape.cassettes._paths import confined_path
 from tooltape.cassettes._reference import reference_of
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text, write_atomically
@@ -131,7 +132,7 @@ def convert_corpus_files(src: str | Path, dst: str | Path) -> list[Path]:
             raise CassetteError(f"{file}: not a JSON corpus record ({error})") from None
         cassette = convert_corpus_record(record, label=str(file))
         provider = str(record.get("provider") or file.parent.name)
-        target = dst / provider / f"{file.stem}.yaml"
+        target = confined_path(dst, f"{provider}/{file.stem}.yaml", f"{file}: the provider")
         write_atomically(target, cassette_text(cassette).encode("utf-8"))
         written.append(target)
     return sorted(written)

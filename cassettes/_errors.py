@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tooltape.harness import TooltapeAssertionError, TooltapeUsageError
 
-__all__ = ["CassetteError", "UnmatchedRequest", "UnplayedInteractions", "where"]
+__all__ = ["CassetteError", "UnmatchedRequest", "UnplayedInteractions", "bounded", "where"]
 
 
 class CassetteError(TooltapeUsageError):
@@ -42,3 +42,23 @@ def where(path: str | Path | None, interaction: int | None = None, event: int | 
     if event is not None:
         located.append(f"event {event}")
     return parts[0] + (": " + ", ".join(located) if located else "")
+
+
+def bounded(value: object, limit: int = 80) -> str:
+    """A short repr of ``value`` that never builds more than about ``limit`` characters.
+
+    Strings and bytes are cut before ``repr``; containers show their type and size;
+    integers too long to print show their digit count. Use it for anything read
+    from a file before putting it in a message.
+    """
+    if isinstance(value, str | bytes):
+        cut = value[:limit]
+        return repr(cut) + (f"…({len(value)} chars)" if len(value) > limit else "")
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return repr(value)
+    if isinstance(value, int):
+        bits = value.bit_length()
+        return repr(value) if bits <= 200 else f"<an integer of about {int(bits * 0.30103)} digits>"
+    if isinstance(value, dict | list | tuple | set | frozenset):
+        return f"<{type(value).__name__} of {len(value)} item(s)>"
+    return f"<{type(value).__name__}>"

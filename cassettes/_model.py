@@ -81,7 +81,7 @@ class RecordedRequest:
         """The body parsed as JSON, or ``None`` when it is empty or not JSON."""
         try:
             return json.loads(self.body) if self.body else None
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, a huge number, or too deep
             return None
 
 

@@ -15,13 +15,17 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
+from tooltape.cassettes._errors import (
+    CassetteError,
+    UnmatchedRequest,
+    UnplayedInteractions,
+    bounded,
+)
 from tooltape.cassettes._frames import reframe
 from tooltape.cassettes._match import (
-    DEFAULT_MATCH_ON,
-    check_match_on,
+    RequestMatcher,
+    default_match_on,
     diff_requests,
-    mismatches,
     similarity,
 )
 from tooltape.cassettes._model import Cassette, RecordedRequest
@@ -60,7 +64,8 @@ class CassettePlayer(ProviderRouter):
         self,
         cassette: Cassette,
         *,
-        match_on: Sequence[str] = DEFAULT_MATCH_ON,
+        match_on: Sequence[str] | None = None,
+        ignore_body_fields: Iterable[str] = (),
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
         allow_repeats: bool = False,
@@ -71,7 +76,10 @@ class CassettePlayer(ProviderRouter):
 
         Args:
             cassette: What to play.
-            match_on: Matcher names (see :mod:`tooltape.cassettes._match`).
+            match_on: Matcher names (see :mod:`tooltape.cassettes._match`); by default
+                the method, URL and body, or the method and URL for a cassette whose
+                request is a stand-in (generated, mutated, converted).
+            ignore_body_fields: More body fields the ``body`` matcher ignores.
             quirks: Wire quirks applied on top of every recorded body.
             seed: Fixes the quirks' random choices.
             allow_repeats: Let an interaction answer more than once.
@@ -81,7 +89,10 @@ class CassettePlayer(ProviderRouter):
         # ProviderRouter.__init__ wants providers; a cassette has recordings instead.
         self.providers = ()
         self.unrouted: list[str] = []
-        self.match_on = check_match_on(match_on)
+        if match_on is None:
+            match_on = default_match_on(cassette.info)
+        self.matcher = RequestMatcher(match_on, ignore_body_fields)
+        self.match_on = self.matcher.match_on
         self.match_host = "host" in self.match_on
         self.cassette = cassette
         self.quirks = wire_quirks(quirks)
@@ -94,6 +105,8 @@ class CassettePlayer(ProviderRouter):
         """One message per request that matched nothing."""
         self._wires: dict[int, Wire] = {}
         self._lock = threading.Lock()
+        self._reported = False
+        self._keys: list[tuple[object, ...]] | None = None
 
     @property
     def label(self) -> str:
@@ -108,10 +121,13 @@ class CassettePlayer(ProviderRouter):
 
     def find(self, live: RecordedRequest) -> int | None:
         """The first unplayed interaction matching ``live`` (any, with ``allow_repeats``)."""
-        for index, interaction in enumerate(self.cassette.interactions):
+        if self._keys is None:  # each recorded request is parsed once, at the first request
+            self._keys = [self.matcher.key(i.request) for i in self.cassette.interactions]
+        wanted = self.matcher.key(live)
+        for index, key in enumerate(self._keys):
             if self.play_counts[index] and not self.allow_repeats:
                 continue
-            if not mismatches(interaction.request, live, self.match_on):
+            if key == wanted:
                 return index
         return None
 
@@ -153,31 +169,37 @@ class CassettePlayer(ProviderRouter):
 
     def unmatched_message(self, live: RecordedRequest) -> str:
         """Why ``live`` matched nothing: the nearest recorded request and a diff."""
+        uri = bounded(live.uri, 200)[1:-1]
         head = (
-            f"tooltape: no recorded interaction in {self.label} matches {live.method} {live.uri} "
+            f"tooltape: no recorded interaction in {self.label} matches {live.method} {uri} "
             f"(matching on {', '.join(self.match_on)}{'; ' + self.note if self.note else ''})"
         )
         interactions = self.cassette.interactions
         if not interactions:
             return head + "; the cassette holds no interactions"
-        ranked = sorted(
-            range(len(interactions)),
+        matcher, wanted = self.matcher, self.matcher.key(live)
+        differing = [matcher.differs(matcher.key(i.request), wanted) for i in interactions]
+        fewest = min(len(d) for d in differing)
+        candidates = [i for i, d in enumerate(differing) if len(d) == fewest][:50]
+        nearest = min(
+            candidates,
             key=lambda i: (
-                len(mismatches(interactions[i].request, live, self.match_on)),
                 self.play_counts[i] > 0,
-                -similarity(interactions[i].request, live),
+                -similarity(interactions[i].request, live, matcher),
                 i,
             ),
         )
-        nearest = ranked[0]
         recorded = interactions[nearest].request
-        differs = mismatches(recorded, live, self.match_on)
+        differs = differing[nearest]
         played = " (already played)" if self.play_counts[nearest] else ""
         why = f"differs on {', '.join(differs)}" if differs else "matches, but was played"
-        diff = diff_requests(recorded, live) or "(no difference in method, URL or body)"
+        diff = (
+            diff_requests(recorded, live, matcher=matcher)
+            or "(no difference in method, URL or body)"
+        )
         return (
-            f"{head}. Nearest: interaction {nearest}{played}, {recorded.method} {recorded.uri}, "
-            f"{why}.\n{diff}"
+            f"{head}. Nearest: interaction {nearest}{played}, {recorded.method} "
+            f"{bounded(recorded.uri, 200)[1:-1]}, {why}.\n{diff}"
         )
 
     # -- the router interface the fake-provider transports call -------------------------
@@ -192,16 +214,33 @@ class CassettePlayer(ProviderRouter):
         """Indexes of the interactions never played."""
         return [i for i, count in enumerate(self.play_counts) if not count]
 
+    def unmatched_failure(self, raised: BaseException | None = None) -> UnmatchedRequest | None:
+        """The failure for the requests that matched nothing, reported once (else ``None``).
+
+        Args:
+            raised: What the code under test raised meanwhile (named in the message:
+                typically the SDK's error for the 404 the request got).
+        """
+        with self._lock:
+            if not self.unmatched or self._reported:
+                return None
+            self._reported = True
+        more = len(self.unmatched) - 1
+        extra = f"\n({more} more unmatched request(s))" if more else ""
+        if raised is not None:
+            said = bounded(str(raised).split("\n", 1)[0], 200)
+            extra += f"\n(the code under test then raised {type(raised).__name__}: {said})"
+        return UnmatchedRequest(self.unmatched[0] + extra)
+
     def check_unmatched(self) -> None:
-        """Fail when a request matched nothing.
+        """Fail when a request matched nothing (unless that failure was already reported).
 
         Raises:
             UnmatchedRequest: With the first such request's nearest recording and diff.
         """
-        if self.unmatched:
-            more = len(self.unmatched) - 1
-            extra = f"\n({more} more unmatched request(s))" if more else ""
-            raise UnmatchedRequest(self.unmatched[0] + extra)
+        failure = self.unmatched_failure()
+        if failure is not None:
+            raise failure
 
     def check_unplayed(self) -> None:
         """Fail when recorded interactions were never played.
@@ -215,9 +254,9 @@ class CassettePlayer(ProviderRouter):
         total = len(self.play_counts)
         listed = ", ".join(
             f"#{i} {self.cassette.interactions[i].request.method} "
-            f"{self.cassette.interactions[i].request.uri}"
-            for i in unplayed
-        )
+            f"{bounded(self.cassette.interactions[i].request.uri, 120)[1:-1]}"
+            for i in unplayed[:20]
+        ) + (f" and {len(unplayed) - 20} more" if len(unplayed) > 20 else "")
         raise UnplayedInteractions(
             f"{self.label}: {len(unplayed)} of {total} recorded interaction(s) were not played "
             f"({total - len(unplayed)} played): {listed}. Re-record the cassette "

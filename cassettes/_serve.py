@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooltape.cassettes._match import DEFAULT_MATCH_ON
 from tooltape.cassettes._model import Cassette
 from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._store import load_cassette
@@ -39,7 +38,7 @@ SERVER_MATCH_ON: tuple[str, ...] = ("method", "path", "query")
 
 def _player(
     cassette: Cassette | str | Path,
-    match_on: Sequence[str],
+    match_on: Sequence[str] | None,
     quirks: Iterable[Quirk | str | dict[str, Any]],
     seed: int,
     allow_repeats: bool,
@@ -65,7 +64,7 @@ class CassetteTransport(FakeTransport):
         self,
         cassette: Cassette | str | Path,
         *,
-        match_on: Sequence[str] = DEFAULT_MATCH_ON,
+        match_on: Sequence[str] | None = None,
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
         allow_repeats: bool = False,
@@ -84,7 +83,7 @@ def add_cassette_routes(
     respx_router: Any,
     cassette: Cassette | str | Path,
     *,
-    match_on: Sequence[str] = DEFAULT_MATCH_ON,
+    match_on: Sequence[str] | None = None,
     quirks: Iterable[Quirk | str | dict[str, Any]] = (),
     seed: int = 0,
     allow_repeats: bool = False,

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from tooltape.cassettes._dialects import infer_dialect
 from tooltape.cassettes._errors import CassetteError
-from tooltape.cassettes._match import DEFAULT_MATCH_ON, mismatches
+from tooltape.cassettes._match import RequestMatcher
 from tooltape.cassettes._model import (
     Cassette,
     CassetteInfo,
@@ -44,11 +44,25 @@ from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._recorder import patched_transports
 from tooltape.cassettes._scrub import KEPT_REQUEST_HEADERS, Scrubber
 from tooltape.cassettes._shape import drift, drift_report
-from tooltape.cassettes._store import cassette_lock, encode_checked, load_cassette, write_atomically
+from tooltape.cassettes._store import (
+    cassette_lock,
+    encode_checked,
+    load_cassette,
+    remove_orphans,
+    write_atomically,
+)
 from tooltape.fake_providers import Wire
 from tooltape.harness import Quirk
 
-__all__ = ["RECORD_MODES", "CassetteSession", "RecordMode", "record", "replay", "use_cassette"]
+__all__ = [
+    "RECORD_MODES",
+    "CassetteSession",
+    "RecordMode",
+    "record",
+    "replay",
+    "run_session",
+    "use_cassette",
+]
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
 RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
@@ -67,7 +81,8 @@ class CassetteSession:
         path: str | Path,
         *,
         record_mode: str = "none",
-        match_on: Sequence[str] = DEFAULT_MATCH_ON,
+        match_on: Sequence[str] | None = None,
+        ignore_body_fields: Iterable[str] = (),
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
         allow_unplayed: bool = False,
@@ -95,6 +110,7 @@ class CassetteSession:
         self.player = CassettePlayer(
             playable or Cassette(interactions=(), path=self.path),
             match_on=match_on,
+            ignore_body_fields=ignore_body_fields,
             quirks=quirks,
             seed=seed,
             allow_repeats=allow_repeats,
@@ -109,10 +125,15 @@ class CassetteSession:
         self.written = False
         """True once new recordings were written to the file."""
         self.kept_existing = False
-        """True when another process wrote the cassette first and this one kept it (``once``)."""
+        """True when another process created the cassette first (``once``): this one added to it."""
         self._echo = echo or (lambda text: sys.stderr.write(text))
         self._slots: list[Interaction | None] = []
         self._lock = threading.Lock()
+
+    @property
+    def replays(self) -> bool:
+        """True when the session only replays (it never sends a request out)."""
+        return not self.records
 
     # -- the Handler interface of the patched transports --------------------------------
 
@@ -168,12 +189,16 @@ class CassetteSession:
 
     def _save(self) -> None:
         with cassette_lock(self.path):
+            remove_orphans(self.path)
             current = load_cassette(self.path) if self.path.exists() else None
-            if self.record_mode == "once" and current is not None:
-                self.kept_existing = True  # another worker recorded it first: keep theirs
-                return
             new = self.recorded
-            interactions = self._merged(current, new)
+            if self.record_mode == "once" and current is not None:
+                # Another test (an xdist worker, say) created the cassette while this one
+                # recorded: add what this test recorded, so no recording is lost.
+                self.kept_existing = True
+                interactions = _added(current.interactions, new)
+            else:
+                interactions = self._merged(current, new)
             info = (current or self.previous or Cassette(())).info
             cassette = Cassette(tuple(interactions), self._info(info, new), self.path)
             data = encode_checked(cassette, self.scrubber, self.path)
@@ -186,18 +211,14 @@ class CassetteSession:
         if current is None:
             return new
         if self.record_mode == "new_episodes":
-            return [*current.interactions, *(i for i in new if i not in current.interactions)]
-        match_on = self.player.match_on
-
-        def replaced(old: Interaction) -> Interaction | None:
-            return next((n for n in new if not mismatches(old.request, n.request, match_on)), None)
-
-        pairs = [(old, n) for old in current.interactions if (n := replaced(old)) is not None]
+            return _added(current.interactions, new)
+        olds = current.interactions
+        pairs = _pairs(olds, new, self.player.matcher)
         if pairs:
-            before = current.with_interactions(tuple(old for old, _ in pairs))
-            after = current.with_interactions(tuple(n for _, n in pairs))
+            before = current.with_interactions(tuple(olds[o] for o in pairs))
+            after = current.with_interactions(tuple(new[n] for n in pairs.values()))
             self.drift_lines = drift(before, after)
-        kept = [old for old in current.interactions if replaced(old) is None]
+        kept = [old for index, old in enumerate(olds) if index not in pairs]
         return [*kept, *new]
 
     def _info(self, info: CassetteInfo, new: list[Interaction]) -> CassetteInfo:
@@ -211,12 +232,43 @@ class CassetteSession:
         return CassetteInfo.model_validate({**info.model_dump(exclude_defaults=True), **changes})
 
 
+def _pairs(
+    olds: Sequence[Interaction], new: Sequence[Interaction], matcher: RequestMatcher
+) -> dict[int, int]:
+    """Which new recording replaces which old one (index to index), one to one.
+
+    First the requests that match outright; then, among those left, the same call
+    whose body changed (that is why one re-records): same matchers but the body.
+    What pairs with nothing is kept (vcrpy's rule: a partial run loses nothing).
+    """
+    free = list(range(len(new)))
+    pairs: dict[int, int] = {}
+    url_only = RequestMatcher([m for m in matcher.match_on if m != "body"])
+    for chosen in (matcher, url_only):
+        new_keys = [chosen.key(n.request) for n in new]
+        for index, old in enumerate(olds):
+            if index in pairs:
+                continue
+            key = chosen.key(old.request)
+            match = next((n for n in free if new_keys[n] == key), None)
+            if match is not None:
+                free.remove(match)
+                pairs[index] = match
+    return dict(sorted(pairs.items()))
+
+
+def _added(old: Sequence[Interaction], new: Sequence[Interaction]) -> list[Interaction]:
+    """``old`` then every interaction of ``new`` it does not already hold."""
+    return [*old, *(i for i in new if i not in old)]
+
+
 @contextmanager
 def use_cassette(
     path: str | Path,
     *,
     record_mode: str = "none",
-    match_on: Sequence[str] = DEFAULT_MATCH_ON,
+    match_on: Sequence[str] | None = None,
+    ignore_body_fields: Iterable[str] = (),
     quirks: Iterable[Quirk | str | dict[str, Any]] = (),
     seed: int = 0,
     allow_unplayed: bool = False,
@@ -230,7 +282,12 @@ def use_cassette(
         path: The cassette file.
         record_mode: ``none`` (default), ``once``, ``new_episodes`` or ``all``.
         match_on: How a request finds its recording: ``method``, ``uri`` (or its parts
-            ``scheme``, ``host``, ``port``, ``path``, ``query``) and ``body``.
+            ``scheme``, ``host``, ``port``, ``path``, ``query``) and ``body``; the default
+            is all three, the body compared as JSON without the fields in
+            :data:`~tooltape.cassettes.IGNORED_BODY_FIELDS` (``method`` and ``uri`` for a
+            generated, mutated or converted cassette, whose request is a stand-in).
+        ignore_body_fields: More JSON body fields the ``body`` matcher ignores, as dotted
+            paths (``metadata.run_id``; ``*`` matches any key or list item).
         quirks: Wire (framing) quirks applied on top of every replayed body.
         seed: Fixes the quirks' random choices.
         allow_unplayed: Do not fail when recordings were not played.
@@ -251,6 +308,7 @@ def use_cassette(
         path,
         record_mode=record_mode,
         match_on=match_on,
+        ignore_body_fields=ignore_body_fields,
         quirks=quirks,
         seed=seed,
         allow_unplayed=allow_unplayed,
@@ -258,6 +316,13 @@ def use_cassette(
         dialect=dialect,
         request_headers=request_headers,
     )
+    with run_session(session):
+        yield session
+
+
+@contextmanager
+def run_session(session: CassetteSession) -> Iterator[CassetteSession]:
+    """Serve ``session`` to every httpx and httpx2 client inside the block, then close it."""
     try:
         with patched_transports(session):
             yield session

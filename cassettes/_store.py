@@ -1,18 +1,29 @@
 """Cassette files on disk: load with one-paragraph errors, write atomically under a lock.
 
-Writes never leave a half-written file: the text goes to a temporary file in
-the same directory, is flushed to disk, then ``os.replace`` swaps it in. Writers
-of one cassette take an exclusive lock on a hidden sidecar file
-(``.<name>.lock``) first, so pytest-xdist workers recording the same cassette
-queue up instead of overwriting each other; each re-reads the file under the
-lock before deciding what to write.
+Writes never leave a half-written file: the text goes to a hidden temporary
+file in the same directory (``.<name>.tooltape-*.tmp``), is flushed to disk,
+then ``os.replace`` swaps it in; the new file gets the permissions any file the
+user creates gets (``0o666`` less the umask, or the old file's mode). A temporary
+file orphaned by a killed writer is removed by the next writer of that cassette.
+Writers of one cassette take an exclusive lock first, so pytest-xdist workers
+recording the same cassette queue up instead of overwriting each other; each
+re-reads the file under the lock before deciding what to write. The lock files
+live in the system's temporary directory (``tooltape-locks/``), never beside a
+cassette where they could be committed.
+
+Parsed cassettes are cached by path, modification time and size, so replaying
+one file in many tests parses its YAML once per process.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
 import os
 import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +33,15 @@ from tooltape.cassettes._model import Cassette
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._yaml import dump_yaml, load_yaml
 
-__all__ = ["cassette_lock", "cassette_text", "load_cassette", "save_cassette", "write_atomically"]
+__all__ = [
+    "cassette_lock",
+    "cassette_text",
+    "load_cassette",
+    "lock_path",
+    "remove_orphans",
+    "save_cassette",
+    "write_atomically",
+]
 
 
 def load_cassette(path: str | Path) -> Cassette:
@@ -34,6 +53,12 @@ def load_cassette(path: str | Path) -> Cassette:
     """
     path = Path(path)
     try:
+        stat = path.stat()
+        key = (str(path.absolute()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        with _CACHE_LOCK:
+            cached = _CACHE.get(key)
+        if cached is not None:
+            return cached if cached.path == path else dataclasses.replace(cached, path=path)
         raw = path.read_bytes()
     except FileNotFoundError:
         raise CassetteError(
@@ -41,7 +66,19 @@ def load_cassette(path: str | Path) -> Cassette:
         ) from None
     except OSError as error:
         raise CassetteError(f"{path}: cannot read the cassette ({error.strerror})") from None
-    return parse_cassette(raw, path)
+    cassette = parse_cassette(raw, path)
+    if len(raw) == key[2]:  # not rewritten between stat and read
+        with _CACHE_LOCK:
+            _CACHE[key] = cassette
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return cassette
+
+
+_CACHE: OrderedDict[tuple[str, int, int, int], Cassette] = OrderedDict()
+"""Parsed cassettes by (absolute path, mtime, size, inode); cassettes are immutable."""
+_CACHE_SIZE = 64
+_CACHE_LOCK = threading.Lock()
 
 
 def parse_cassette(raw: bytes, path: Path | None = None) -> Cassette:
@@ -74,12 +111,21 @@ def _bodies(cassette: Cassette) -> list[tuple[bytes, bytes]]:
     return [(i.request.body, i.response.body) for i in cassette.interactions]
 
 
+def lock_path(path: Path) -> Path:
+    """Where the lock of the cassette at ``path`` lives: the temp dir, keyed by its real path."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:32]
+    return Path(tempfile.gettempdir()) / "tooltape-locks" / f"{digest}.lock"
+
+
 @contextlib.contextmanager
 def cassette_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``.<name>.lock`` beside ``path`` (blocks until free)."""
+    """Hold the exclusive lock of the cassette at ``path`` (blocks until free)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = path.with_name(f".{path.name}.lock")
-    with open(lock_path, "a+b") as handle:
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        lock.parent.chmod(0o1777)  # shared by every user, like /tmp itself
+    with open(lock, "a+b") as handle:
         _lock(handle.fileno())
         try:
             yield
@@ -108,11 +154,40 @@ except ImportError:  # pragma: no cover - Windows
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
 
 
+_TEMP_INFIX = ".tooltape-"
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a new file at ``path`` gets: the old file's, else 0o666 less the umask."""
+    with contextlib.suppress(OSError):
+        return path.stat().st_mode & 0o7777
+    with _UMASK_LOCK:
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return 0o666 & ~umask
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def remove_orphans(path: Path) -> list[Path]:
+    """Delete temporary files a killed writer of ``path`` left (call under its lock)."""
+    removed = []
+    for orphan in path.parent.glob(f".{path.name}{_TEMP_INFIX}*.tmp"):
+        with contextlib.suppress(OSError):
+            orphan.unlink()
+            removed.append(orphan)
+    return removed
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    mode = _file_mode(path)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}{_TEMP_INFIX}", suffix=".tmp", dir=path.parent)
     try:
+        with contextlib.suppress(OSError, AttributeError):  # no fchmod on Windows
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -166,6 +241,7 @@ def save_cassette(
     path = Path(path)
     data = encode_checked(cassette, scrubber, path)
     with cassette_lock(path):
+        remove_orphans(path)
         if path.exists() and not overwrite:
             raise CassetteError(
                 f"{path}: the cassette exists and is kept; pass overwrite=True to replace it"

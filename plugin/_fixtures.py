@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -12,8 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tooltape.plugin._hooks import CASE_PROPERTY, CASSETTE_PROPERTY, RECORDED_PROPERTY, REPORT_KEY
-from tooltape.plugin._markers import cassette_marker_kwargs
+from tooltape.plugin._hooks import (
+    CASE_PROPERTY,
+    CASSETTE_PROPERTY,
+    RECORDED_PROPERTY,
+    REPORT_KEY,
+    SESSION_KEY,
+)
+from tooltape.plugin._markers import USE_CASSETTE_KWARGS, cassette_marker_kwargs
 from tooltape.plugin._settings import cassette_root, resolve, session_value
 
 if TYPE_CHECKING:
@@ -137,16 +141,22 @@ def tooltape_snapshot(snapshot: Any) -> Any:
     return snapshot.use_extension(TooltapeSnapshotExtension)
 
 
-_UNSAFE = re.compile(r"[^\w.-]+")
-
-
 def cassette_file_name(test_name: str) -> str:
-    """A file name for a test's cassette: unsafe characters become ``_``; long names hashed."""
-    name = _UNSAFE.sub("_", test_name).strip("_") or "cassette"
-    if len(name) > 100:  # keep paths usable on every file system, as pytest-recording does
-        digest = hashlib.sha256(name.encode()).hexdigest()[:12]
-        name = f"{name[:87]}_{digest}"
-    return f"{name}.yaml"
+    """A file name for a test's cassette: file-safe, hashed when made safe or long."""
+    from tooltape.cassettes._paths import safe_file_name
+
+    return safe_file_name(test_name)
+
+
+def _cassette_path(request: pytest.FixtureRequest, folder: Path, name: str | None) -> Path:
+    """The marker's name (kept inside ``folder``) or one made from the test's name."""
+    from tooltape.cassettes._paths import confined_path
+
+    if name is not None:
+        return confined_path(folder, f"{name}.yaml", "the cassette name")
+    cls = getattr(request.node, "cls", None)
+    test_name = f"{cls.__name__}.{request.node.name}" if cls else request.node.name
+    return folder / cassette_file_name(test_name)
 
 
 @pytest.fixture
@@ -156,7 +166,9 @@ def tooltape_cassette(
     tooltape_cassette_dir: Path,
 ) -> Iterator[CassetteSession]:
     """The cassette of ``@pytest.mark.tooltape_cassette``, replayed (or recorded) for the test."""
-    from tooltape.cassettes import use_cassette
+    from tooltape.cassettes import CassetteSession
+    from tooltape.cassettes._session import run_session
+    from tooltape.harness import TooltapeUsageError
     from tooltape.plugin._network import block_network
 
     mark = request.node.get_closest_marker("tooltape_cassette")
@@ -180,15 +192,19 @@ def tooltape_cassette(
     if problem is not None:  # outside the except block: no "during handling" noise
         pytest.fail(problem, pytrace=False)
     name = kwargs.get("name")
-    path = tooltape_cassette_dir / (
-        f"{name}.yaml" if name else cassette_file_name(request.node.name)
-    )
+    options = {k: v for k, v in kwargs.items() if k in USE_CASSETTE_KWARGS}
+    try:
+        path = _cassette_path(request, tooltape_cassette_dir, name)
+        session = CassetteSession(path, record_mode=mode, **options)
+    except TooltapeUsageError as error:
+        problem = f"tooltape: @pytest.mark.tooltape_cassette on {request.node.nodeid}: {error}"
+    if problem is not None:
+        pytest.fail(problem, pytrace=False)
+    request.node.stash[SESSION_KEY] = session
     with ExitStack() as stack:
-        if block:
+        if block or session.replays:
             stack.enter_context(block_network())
-        session = stack.enter_context(
-            use_cassette(path, record_mode=mode, dialect=kwargs.get("dialect"))
-        )
+        stack.enter_context(run_session(session))
         try:
             yield session
         finally:

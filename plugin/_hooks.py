@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,12 +12,16 @@ from tooltape.plugin import _hookspecs
 from tooltape.plugin._markers import MARKERS, scenarios_marker_kwargs
 from tooltape.plugin._settings import SETTINGS, add_options, session_value
 
+if TYPE_CHECKING:
+    from tooltape.cassettes import CassetteSession
+
 __all__ = [
     "pytest_addhooks",
     "pytest_addoption",
     "pytest_configure",
     "pytest_generate_tests",
     "pytest_report_header",
+    "pytest_runtest_call",
     "pytest_runtest_makereport",
 ]
 
@@ -25,6 +29,8 @@ CASE_PROPERTY = "tooltape_case"
 RECORDED_PROPERTY = "tooltape_recorded"
 CASSETTE_PROPERTY = "tooltape_cassette"
 REPORT_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
+SESSION_KEY: pytest.StashKey[CassetteSession] = pytest.StashKey()
+"""The test's cassette session, so the call phase can fail on an unmatched request."""
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -101,6 +107,28 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
         return
     metafunc.parametrize("tooltape_case", cases, ids=[c.id for c in cases], indirect=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """A request no recording answers fails the test itself, whatever the code under test did.
+
+    The SDK saw a 404 and may have raised its own error (or the code swallowed it):
+    the test's failure is the unmatched request, with the nearest recording and a diff.
+    """
+    try:
+        result = yield
+    except Exception as error:
+        session = item.stash.get(SESSION_KEY, None)
+        failure = session.player.unmatched_failure(error) if session is not None else None
+        if failure is not None:
+            raise failure from None
+        raise
+    session = item.stash.get(SESSION_KEY, None)
+    failure = session.player.unmatched_failure() if session is not None else None
+    if failure is not None:
+        raise failure
+    return result
 
 
 @pytest.hookimpl(wrapper=True)

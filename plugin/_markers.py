@@ -6,16 +6,29 @@ from typing import Any
 
 import pytest
 
-__all__ = ["MARKERS", "cassette_marker_kwargs", "scenarios_marker_kwargs"]
+__all__ = ["MARKERS", "USE_CASSETTE_KWARGS", "cassette_marker_kwargs", "scenarios_marker_kwargs"]
 
 MARKERS = (
-    "tooltape_cassette(name=None, *, record_mode=None, dialect=None): replay (or record) the "
-    "named cassette for this test; the name defaults to the test's name.",
+    "tooltape_cassette(name=None, *, record_mode=None, block_network=None, **use_cassette "
+    "options): replay (or record) the named cassette for this test; the name defaults to the "
+    "test's name; match_on, ignore_body_fields, allow_unplayed, allow_repeats, quirks, seed, "
+    "dialect and request_headers are tooltape.cassettes.use_cassette's.",
     "tooltape_scenarios(names=None, dialects=None, tags=None): parametrize the test's "
     "'tooltape_case' argument over scenario x dialect (ids like 'parallel_interleaved-anthropic').",
 )
 
-_CASSETTE_KWARGS = ("name", "record_mode", "dialect")
+USE_CASSETTE_KWARGS = (
+    "match_on",
+    "ignore_body_fields",
+    "allow_unplayed",
+    "allow_repeats",
+    "quirks",
+    "seed",
+    "dialect",
+    "request_headers",
+)
+"""Marker arguments handed to :func:`tooltape.cassettes.use_cassette` as they are."""
+_CASSETTE_KWARGS = ("name", "record_mode", "block_network", *USE_CASSETTE_KWARGS)
 _SCENARIO_KWARGS = ("names", "dialects", "tags")
 
 
@@ -48,7 +61,7 @@ def cassette_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, Any]:
         _reject(
             "tooltape_cassette",
             item_name,
-            f"name must be a string, got {kwargs['name']!r}",
+            f"name must be a string, got {type(kwargs['name']).__name__}",
             _CASSETTE_KWARGS,
         )
     return kwargs

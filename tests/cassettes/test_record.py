@@ -307,12 +307,12 @@ def test_no_byte_of_any_secret_reaches_the_disk(tmp_path, request_headers):
     assert cassette.interactions[0].response.body == wire.body
 
 
-def test_recorded_files_are_written_whole_beside_a_hidden_lock(tmp_path):
+def test_recorded_files_are_written_whole_with_nothing_beside_them(tmp_path):
     provider = FakeProvider("openai_chat", base_url="http://127.0.0.1").stream(PLAN)
     with serve_in_thread(provider) as url, record(tmp_path / "deep" / "c.yaml"):
         _post(url)
     names = sorted(p.name for p in (tmp_path / "deep").iterdir())
-    assert names == [".c.yaml.lock", "c.yaml"]
+    assert names == ["c.yaml"]
     assert Path(tmp_path / "deep" / "c.yaml").read_text().startswith("interactions:")
 
 
