@@ -134,7 +134,11 @@ def check_match_on(match_on: Sequence[str]) -> tuple[str, ...]:
     names = ("match_on",) if isinstance(match_on, str) else tuple(match_on)
     unknown = [m for m in names if m not in MATCHERS and m != "uri"]
     if isinstance(match_on, str) or unknown:
-        shown = bounded(match_on) if isinstance(match_on, str) else [bounded(u) for u in unknown]
+        shown = (
+            bounded(match_on)
+            if isinstance(match_on, str)
+            else "[" + ", ".join(bounded(u) for u in unknown) + "]"
+        )
         raise CassetteError(
             f"unknown request matcher(s) {shown}; give a sequence of: "
             f"{', '.join(['uri', *sorted(MATCHERS)])}"

@@ -72,6 +72,9 @@ from tooltape.plugin._hooks import (
     pytest_report_header as pytest_report_header,
 )
 from tooltape.plugin._hooks import (
+    pytest_runtest_call as pytest_runtest_call,
+)
+from tooltape.plugin._hooks import (
     pytest_runtest_makereport as pytest_runtest_makereport,
 )
 
