@@ -51,7 +51,10 @@ def test_pytest_xdist_runs_it_on_two_workers(user_project):
     result.assert_outcomes(passed=1, failed=1)
 
 
-def test_hypofuzz_collects_it(user_project):
+def test_hypofuzz_collects_it(user_project, monkeypatch):
+    # Under CI=true Hypothesis loads its built-in "ci" profile (derandomize), and HypoFuzz
+    # refuses derandomized tests: collect as a fuzzing campaign runs, outside CI.
+    monkeypatch.delenv("CI", raising=False)
     script = textwrap.dedent(
         """
         from hypofuzz.collection import collect_tests
