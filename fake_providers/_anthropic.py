@@ -49,7 +49,11 @@ from typing import Any, ClassVar, Literal
 from langchain_core.messages.tool import tool_call_chunk
 from pydantic import Field
 
-from tooltape.fake_providers._anthropic_validate import validate_anthropic_request
+from tooltape.fake_providers._anthropic_validate import (
+    anthropic_body_error,
+    validate_anthropic_request,
+)
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
@@ -438,3 +442,7 @@ class AnthropicMessagesDialect(Dialect):
         See :mod:`tooltape.fake_providers._anthropic_validate` for the rules and texts.
         """
         return validate_anthropic_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return anthropic_body_error(problem)

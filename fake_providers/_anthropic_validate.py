@@ -37,6 +37,14 @@ reading of the reports, not documented.
 Consecutive messages of one role are checked as sent (the API merges them
 first; histories that rely on that are outside these checks). The error body
 is ``{"type": "error", "error": {"type": "invalid_request_error", "message"}}``.
+
+A body the API cannot bind gets :func:`anthropic_body_error`: broken JSON the
+real ``The request body is not valid JSON: <decoder message>: line L column C
+(char N)`` (claude-code issues #5397, #6464; too deep nesting reads the same,
+inferred); a field of the wrong type the schema form ``messages: Input should be
+a valid list``; too many bytes the documented 413 ``request_too_large``
+(``Request exceeds the maximum allowed number of bytes.``). The 408 text for a
+body that never finished arriving is tooltape's.
 """
 
 from __future__ import annotations
@@ -44,9 +52,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
-__all__ = ["anthropic_pairing_error", "validate_anthropic_request"]
+__all__ = ["anthropic_body_error", "anthropic_pairing_error", "validate_anthropic_request"]
+
+ANTHROPIC_FIELDS: dict[str, tuple[type, ...]] = {
+    "messages": (list,),
+    "model": (str,),
+    "stream": (bool,),
+    "max_tokens": (int,),
+}
+"""Top-level fields whose JSON type the API checks before anything else."""
+_PYDANTIC_TYPES = {
+    "messages": "a valid list",
+    "model": "a valid string",
+    "stream": "a valid boolean",
+    "max_tokens": "a valid integer",
+}
 
 _ID = re.compile(r"[a-zA-Z0-9_-]+")
 _ID_FIELDS = {"tool_use": "id", "tool_result": "tool_use_id"}
@@ -71,16 +94,34 @@ _DUPLICATE_ID = "messages.{n}.content.{m}: `tool_use` ids must be unique"
 
 def validate_anthropic_request(request: ProviderRequest) -> ProviderError | None:
     """The 400 Anthropic answers to ``request``'s tool pairing, or ``None`` when it is fine."""
-    try:
-        body = request.json()
-    except ValueError:
-        return None
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, ANTHROPIC_FIELDS)
+    if problem is not None:
+        return anthropic_body_error(problem)
     message = anthropic_pairing_error(body)
-    if message is None:
-        return None
+    return None if message is None else _error(message)
+
+
+def anthropic_body_error(problem: BodyProblem) -> ProviderError:
+    """Anthropic's error for a body it cannot bind."""
+    if problem.kind == "syntax":
+        return _error(f"The request body is not valid JSON: {problem.detail}")
+    if problem.kind == "depth":
+        return _error("The request body is not valid JSON: nesting too deep")
+    if problem.kind == "not_object":
+        return _error("Input should be a valid dictionary")
+    if problem.kind == "type":
+        expected = _PYDANTIC_TYPES.get(problem.detail, "of another type")
+        return _error(f"{problem.detail}: Input should be {expected}")
+    if problem.kind == "too_large":
+        text = "Request exceeds the maximum allowed number of bytes."
+        return _error(text, "request_too_large", 413)
+    return _error("The request body was not received in time.", status=408)
+
+
+def _error(message: str, kind: str = "invalid_request_error", status: int = 400) -> ProviderError:
     return ProviderError(
-        status=400,
-        body={"type": "error", "error": {"type": "invalid_request_error", "message": message}},
+        status=status, body={"type": "error", "error": {"type": kind, "message": message}}
     )
 
 

@@ -50,7 +50,8 @@ from tooltape.fake_providers._bedrock_eventstream import (
     encode_eventstream_message,
 )
 from tooltape.fake_providers._bedrock_parse import parse_converse
-from tooltape.fake_providers._bedrock_validate import validate_converse_request
+from tooltape.fake_providers._bedrock_validate import bedrock_body_error, validate_converse_request
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
@@ -325,6 +326,10 @@ class BedrockConverseDialect(BedrockDialect):
         See :mod:`tooltape.fake_providers._bedrock_validate` for the rules and texts.
         """
         return validate_converse_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return bedrock_body_error(problem)
 
 
 # Importing the invoke dialect registers it with this module (the one _dialect loads).

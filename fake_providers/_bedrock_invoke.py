@@ -41,7 +41,8 @@ from tooltape.fake_providers._bedrock import (
     padding,
 )
 from tooltape.fake_providers._bedrock_parse import parse_invoke
-from tooltape.fake_providers._bedrock_validate import validate_invoke_request
+from tooltape.fake_providers._bedrock_validate import bedrock_body_error, validate_invoke_request
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Deltas, PlannedStream, Quirk
@@ -136,3 +137,7 @@ class BedrockInvokeDialect(BedrockDialect):
         See :mod:`tooltape.fake_providers._bedrock_validate` for the texts.
         """
         return validate_invoke_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return bedrock_body_error(problem, invoke=True)

@@ -46,6 +46,15 @@ Where the live service sends Claude's errors: inside a 200 stream, as a
 lowercase code), per both reports above. A validation answer here is an HTTP
 400; :func:`tooltape.fake_providers._bedrock.bedrock_exception_wire` renders the
 in-stream form to queue as a turn.
+
+A body Bedrock cannot bind gets :func:`bedrock_body_error`: Converse answers
+broken JSON or a field of the wrong type with a ``SerializationException``
+(``x-amzn-ErrorType``) and a ``{"message"}`` body; invoke with Claude's
+``Malformed input request: #/messages: expected type: JSONArray, found: String,
+please reformat your input and try again.`` (a ``ValidationException``). The
+message texts for broken JSON are inferred. Too many bytes is Bedrock's 413
+(``Input is too long for requested model.`` is for tokens; tooltape's text
+names the byte limit).
 """
 
 from __future__ import annotations
@@ -53,11 +62,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tooltape.fake_providers._anthropic_validate import anthropic_pairing_error
+from tooltape.fake_providers._anthropic_validate import ANTHROPIC_FIELDS, anthropic_pairing_error
+from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 
 __all__ = [
     "VALIDATION_ERROR_TYPE",
+    "bedrock_body_error",
     "bedrock_error_wire",
     "converse_error",
     "validate_converse_request",
@@ -89,6 +100,25 @@ _CLAUDE_RESULTS_NOT_FIRST = (
     "block(s) at the beginning of this message. Messages following tool_use blocks must begin "
     "with a matching number of tool_result blocks."
 )
+SERIALIZATION_ERROR_TYPE = (
+    "SerializationException:http://internal.amazon.com/coral/com.amazon.coral.service/"
+)
+_CONVERSE_FIELDS: dict[str, tuple[type, ...]] = {"messages": (list,), "toolConfig": (dict,)}
+_JAVA_TYPES = {
+    "string": "String",
+    "integer": "Integer",
+    "number": "BigDecimal",
+    "boolean": "Boolean",
+    "array": "JSONArray",
+    "object": "JSONObject",
+    "null": "Null",
+}
+_INVOKE_TYPES = {
+    "messages": "JSONArray",
+    "model": "String",
+    "stream": "Boolean",
+    "max_tokens": "Integer",
+}
 _MODEL_ID = re.compile(r"/model/(.+)/(?:converse-stream|converse|invoke-with-response-stream)$")
 
 
@@ -111,17 +141,45 @@ def bedrock_error_wire(error: ProviderError, error_type: str = VALIDATION_ERROR_
     return Wire(reads=(content,), status=error.status, headers=headers)
 
 
-def _rejection(message: str) -> ProviderError:
-    headers = (("x-amzn-errortype", VALIDATION_ERROR_TYPE),)
-    return ProviderError(status=400, body={"message": message}, headers=headers)
+def _rejection(
+    message: str, status: int = 400, error_type: str = VALIDATION_ERROR_TYPE
+) -> ProviderError:
+    headers = (("x-amzn-errortype", error_type),)
+    return ProviderError(status=status, body={"message": message}, headers=headers)
+
+
+def bedrock_body_error(problem: BodyProblem, *, invoke: bool = False) -> ProviderError:
+    """Bedrock's error for a body it cannot bind (``invoke``: the invoke endpoint's form)."""
+    if problem.kind == "too_large":
+        return _rejection(f"Request body too large: {problem.detail}.", 413)
+    if problem.kind == "timeout":
+        return _rejection("The request body was not received in time.", 408)
+    found = _JAVA_TYPES.get(problem.got, "String")
+    if invoke:
+        if problem.kind in ("syntax", "depth"):
+            reason = "#: the body is not valid JSON"
+        elif problem.kind == "not_object":
+            reason = f"#: expected type: JSONObject, found: {found}"
+        else:
+            expected = _INVOKE_TYPES.get(problem.detail, "JSONObject")
+            reason = f"#/{problem.detail}: expected type: {expected}, found: {found}"
+        return _rejection(
+            f"Malformed input request: {reason}, please reformat your input and try again."
+        )
+    if problem.kind in ("syntax", "depth"):
+        text = "Unexpected character in the request body."
+    else:
+        where = problem.detail or "the request"
+        text = f"Unexpected {found} for {where}; expected a structure or list."
+    return _rejection(text, 400, SERIALIZATION_ERROR_TYPE)
 
 
 def validate_converse_request(request: ProviderRequest) -> ProviderError | None:
     """Bedrock's 400 for a Converse request with broken tool pairing, else ``None``."""
-    try:
-        body = request.json()
-    except ValueError:
-        return None
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, _CONVERSE_FIELDS)
+    if problem is not None:
+        return bedrock_body_error(problem)
     model = _MODEL_ID.search(request.path)
     message = converse_error(body, model_id=model.group(1) if model else "")
     return _rejection(message) if message else None
@@ -129,10 +187,10 @@ def validate_converse_request(request: ProviderRequest) -> ProviderError | None:
 
 def validate_invoke_request(request: ProviderRequest) -> ProviderError | None:
     """Claude's 400 (as Bedrock relays it) for an Anthropic body on invoke, else ``None``."""
-    try:
-        body = request.json()
-    except ValueError:
-        return None
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, ANTHROPIC_FIELDS)
+    if problem is not None:
+        return bedrock_body_error(problem, invoke=True)
     message = anthropic_pairing_error(body)
     return _rejection(message) if message else None
 

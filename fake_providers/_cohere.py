@@ -42,8 +42,9 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any, Literal
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._cohere_parse import read_cohere_stream
-from tooltape.fake_providers._cohere_validate import validate_cohere_request
+from tooltape.fake_providers._cohere_validate import cohere_body_error, validate_cohere_request
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -205,3 +206,7 @@ class CohereV2Dialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Cohere's 400 for calls left without results, else ``None``."""
         return validate_cohere_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return cohere_body_error(problem)

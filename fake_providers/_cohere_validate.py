@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
-__all__ = ["MISSING_RESULTS", "validate_cohere_request"]
+__all__ = ["MISSING_RESULTS", "cohere_body_error", "validate_cohere_request"]
 
 MISSING_RESULTS = (
     "invalid request: An assistant message with 'tool_calls' must be followed by tool messages "
@@ -28,6 +29,8 @@ MISSING_RESULTS = (
     "messages: {ids}"
 )
 """The 400 text for calls without results; ``{ids}`` is the missing ids, comma-separated."""
+
+_FIELDS: dict[str, tuple[type, ...]] = {"messages": (list,), "model": (str,), "stream": (bool,)}
 
 
 def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
@@ -39,10 +42,10 @@ def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
     Returns:
         ``None`` when the history pairs every call (or is not a chat body), else the 400.
     """
-    try:
-        body = request.json()
-    except ValueError:
-        return None
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, _FIELDS)
+    if problem is not None:
+        return cohere_body_error(problem)
     messages = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(messages, list):
         return None
@@ -52,6 +55,19 @@ def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
             text = MISSING_RESULTS.format(ids=", ".join(missing))
             return ProviderError(400, {"message": text})
     return None
+
+
+def cohere_body_error(problem: BodyProblem) -> ProviderError:
+    """Cohere's error for a body it cannot bind."""
+    texts = {
+        "syntax": "invalid request: the body is not valid JSON",
+        "depth": "invalid request: the body is not valid JSON",
+        "not_object": f"invalid request: expected a JSON object, got {problem.got}",
+        "type": f"invalid request: {problem.detail} must not be a {problem.got}",
+        "too_large": f"invalid request: body too large ({problem.detail})",
+        "timeout": "invalid request: the body was not received in time",
+    }
+    return ProviderError(problem.status, {"message": texts[problem.kind]})
 
 
 def _unanswered(message: Any, following: list[Any]) -> list[str]:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
@@ -78,6 +79,16 @@ class Dialect(ABC):
     @abstractmethod
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` when the real API accepts the request, else its real status and body."""
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """The provider's answer to a body it cannot bind (too large, never finished ...).
+
+        Servers call it before a body is whole; every built-in dialect answers in
+        its provider's error shape. The default is OpenAI's shape.
+        """
+        from tooltape.fake_providers._openai_chat_validate import openai_body_error
+
+        return openai_body_error(problem)
 
     # -- shared machinery -------------------------------------------------------------
 

@@ -50,6 +50,7 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._gemini_parse import read_gemini_stream
 from tooltape.fake_providers._gemini_quirks import (
@@ -60,7 +61,7 @@ from tooltape.fake_providers._gemini_quirks import (
     check_expressible,
     partial_parts,
 )
-from tooltape.fake_providers._gemini_validate import validate_gemini_request
+from tooltape.fake_providers._gemini_validate import gemini_body_error, validate_gemini_request
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Deltas, Fragment, PlannedStream, Quirk, TooltapeUsageError
 
@@ -295,3 +296,7 @@ class GeminiDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Gemini's 400 for a broken function call / response history, else ``None``."""
         return validate_gemini_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return gemini_body_error(problem)

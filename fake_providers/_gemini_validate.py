@@ -24,20 +24,41 @@ A call turn that ends the history is accepted (the model is asked to go on).
 Ids are not compared: Gemini pairs responses by position and name, and 2.x
 models send no ids. The trailing period of the second text and the zero-count
 reading of a user message after a call turn are inferred, not captured.
+
+A body the API cannot bind gets :func:`gemini_body_error` in the same shape:
+Google's ``Invalid JSON payload received. Unexpected token.`` for broken or too
+deep JSON, ``Invalid value at 'contents' (type.googleapis.com/...), string``
+for a field of the wrong type (Google quotes the value where tooltape names its
+type, so the answer stays short; the message name is inferred), and
+``Request payload size exceeds the limit: N bytes.`` for too many bytes (a 400,
+as Google sends it). The 408 text is tooltape's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
 __all__ = [
     "CALL_TURN_ORDER",
     "RESPONSE_COUNT",
     "RESPONSE_TURN_ORDER",
+    "gemini_body_error",
     "validate_gemini_request",
 ]
+
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "contents": (list,),
+    "tools": (list,),
+    "generationConfig": (dict,),
+}
+_MESSAGES = {
+    "contents": "google.ai.generativelanguage.v1beta.Content",
+    "tools": "google.ai.generativelanguage.v1beta.Tool",
+    "generationConfig": "google.ai.generativelanguage.v1beta.GenerationConfig",
+}
 
 CALL_TURN_ORDER = (
     "Please ensure that function call turn comes immediately after a user turn or after a "
@@ -62,10 +83,10 @@ def validate_gemini_request(request: ProviderRequest) -> ProviderError | None:
         ``None`` when the history is fine (or the body has no ``contents`` list),
         else the status and body the real API sends.
     """
-    try:
-        body = request.json()
-    except ValueError:
-        return None
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, _FIELDS)
+    if problem is not None:
+        return gemini_body_error(problem)
     if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
         return None
     previous: str | None = None
@@ -95,7 +116,21 @@ def _classify(content: Any) -> tuple[str, int]:
     return ("response", responses) if responses else ("user", 0)
 
 
-def _error(message: str) -> ProviderError:
+def gemini_body_error(problem: BodyProblem) -> ProviderError:
+    """Gemini's error for a body it cannot bind."""
+    if problem.kind == "type":
+        where = f"'{problem.detail}' (type.googleapis.com/{_MESSAGES[problem.detail]})"
+        return _error(f"Invalid value at {where}, {problem.got}")
+    if problem.kind == "not_object":
+        return _error(f"Invalid JSON payload received. Expected an object, got {problem.got}.")
+    if problem.kind == "too_large":
+        return _error(f"Request payload size exceeds the limit: {problem.detail}.")
+    if problem.kind == "timeout":
+        return _error("The request body was not received in time.", 408, "DEADLINE_EXCEEDED")
+    return _error("Invalid JSON payload received. Unexpected token.")
+
+
+def _error(message: str, status: int = 400, code: str = "INVALID_ARGUMENT") -> ProviderError:
     return ProviderError(
-        status=400, body={"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+        status=status, body={"error": {"code": status, "message": message, "status": code}}
     )

@@ -42,9 +42,10 @@ from datetime import UTC, datetime, timedelta
 from random import Random
 from typing import Any, ClassVar, Literal
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._ollama_parse import read_ollama_stream
-from tooltape.fake_providers._ollama_validate import validate_ollama_request
+from tooltape.fake_providers._ollama_validate import ollama_body_error, validate_ollama_request
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Deltas, PlannedStream, Quirk, Stage, TooltapeUsageError
 
@@ -252,3 +253,7 @@ class OllamaDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` unless the body is malformed or asks for no stream (see the module doc)."""
         return validate_ollama_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return ollama_body_error(problem)

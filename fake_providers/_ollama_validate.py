@@ -7,7 +7,11 @@ is. Its chat handler rejects only bodies it cannot bind, with gin's
 (``missing request body``), JSON that Go's decoder refuses, and a missing
 model (``model is required``). Go's decoder texts are reproduced for the common
 cases (first bad character, end of input, a non-object body, a non-string
-model), not for every possible syntax error.
+model), not for every possible syntax error. Nesting deeper than Go's decoder
+allows gets its ``exceeded max depth``; ``messages`` that is not an array gets
+the unmarshal text. :func:`ollama_body_error` answers a body over the server's
+size limit (Go's ``http: request body too large``, 413) or one that never
+finished arriving (tooltape's text, 408) in the same shape.
 
 Ollama streams unless the body says ``"stream": false``; tooltape serves only
 streamed turns, so such a request gets a 400 in the same shape whose text says
@@ -19,9 +23,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
-__all__ = ["NOT_STREAMING", "validate_ollama_request"]
+__all__ = ["NOT_STREAMING", "ollama_body_error", "validate_ollama_request"]
 
 NOT_STREAMING = (
     'tooltape: the fake ollama provider serves streamed turns, but this request sent "stream": '
@@ -49,12 +54,18 @@ def validate_ollama_request(request: ProviderRequest) -> ProviderError | None:
         body: Any = json.loads(text)
     except json.JSONDecodeError as error:
         return _error(_go_syntax_error(text, error))
+    except RecursionError:
+        return _error("exceeded max depth")
     if body is not None and not isinstance(body, dict):
         return _error(_unmarshal("Go value of type api.ChatRequest", body))
     body = body or {}
     model = body.get("model")
     if model is not None and not isinstance(model, str):
         return _error(_unmarshal("Go struct field ChatRequest.model of type string", model))
+    messages = body.get("messages")
+    if messages is not None and not isinstance(messages, list):
+        field = "Go struct field ChatRequest.messages of type []api.Message"
+        return _error(_unmarshal(field, messages))
     if not model:
         return _error("model is required")
     if body.get("stream") is False:
@@ -62,8 +73,17 @@ def validate_ollama_request(request: ProviderRequest) -> ProviderError | None:
     return None
 
 
-def _error(message: str) -> ProviderError:
-    return ProviderError(400, {"error": message})
+def ollama_body_error(problem: BodyProblem) -> ProviderError:
+    """Ollama's error for a body over the size limit or never finished (others: validation)."""
+    if problem.kind == "too_large":
+        return _error("http: request body too large", 413)
+    if problem.kind == "timeout":
+        return _error("the request body was not received in time", 408)
+    return _error("unexpected EOF")
+
+
+def _error(message: str, status: int = 400) -> ProviderError:
+    return ProviderError(status, {"error": message})
 
 
 def _unmarshal(target: str, value: Any) -> str:

@@ -23,15 +23,52 @@ id wins), then the pairing walk over the history.
 
 The ``param`` of a dangling call at the end of the history and the orphan reading
 of an unknown id are inferred, not captured.
+
+A body the API cannot bind gets :func:`openai_body_error`: the real parse text
+(``We could not parse the JSON body of your request. ...``) for broken or too
+deeply nested JSON and for a body that is not an object (that last reading is
+inferred), and ``Invalid type for 'messages': expected an array of objects, but
+got a string instead.`` (code ``invalid_type``) for a field of the wrong type.
+The 413 and 408 texts (too large, never finished) are tooltape's, in the same shape.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
-__all__ = ["validate_chat_request"]
+__all__ = ["openai_body_error", "validate_chat_request"]
+
+OPENAI_PARSE_ERROR = (
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't "
+    "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
+    "sent was not valid JSON. If you have trouble figuring out how to fix this, please contact "
+    "us through our help center at help.openai.com.)"
+)
+_EXPECTED = {
+    "messages": "an array of objects",
+    "model": "a string",
+    "stream": "a boolean",
+    "tools": "an array of objects",
+    "input": "one of a string or array of input items",
+}
+_ARTICLES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a decimal",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+_CHAT_FIELDS: dict[str, tuple[type, ...]] = {
+    "messages": (list,),
+    "model": (str,),
+    "stream": (bool,),
+    "tools": (list,),
+}
 
 _DANGLING = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
@@ -58,19 +95,36 @@ def validate_chat_request(request: ProviderRequest) -> ProviderError | None:
         ``None`` when the history is fine (or is not a Chat Completions body at
         all), else the status and body the real API sends.
     """
-    try:
-        body = request.json()
-    except ValueError:
-        return None
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, _CHAT_FIELDS)
+    if problem is not None:
+        return openai_body_error(problem)
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         return None
     messages: list[Any] = body["messages"]
     return _field_error(messages) or _pairing_error(messages)
 
 
-def _error(message: str, param: str | None, code: str | None = None) -> ProviderError:
+def openai_body_error(problem: BodyProblem) -> ProviderError:
+    """OpenAI's error for a body it cannot bind (both OpenAI dialects share it)."""
+    if problem.kind == "type":
+        field = problem.detail
+        expected = _EXPECTED.get(field, "another type")
+        got = _ARTICLES.get(problem.got, problem.got)
+        text = f"Invalid type for '{field}': expected {expected}, but got {got} instead."
+        return _error(text, field, "invalid_type")
+    if problem.kind == "too_large":
+        return _error(f"Request body too large: {problem.detail}.", None, "request_too_large", 413)
+    if problem.kind == "timeout":
+        return _error("The request body was not received in time.", None, "timeout", 408)
+    return _error(OPENAI_PARSE_ERROR, None)
+
+
+def _error(
+    message: str, param: str | None, code: str | None = None, status: int = 400
+) -> ProviderError:
     error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
-    return ProviderError(status=400, body={"error": error})
+    return ProviderError(status=status, body={"error": error})
 
 
 def _field_error(messages: list[Any]) -> ProviderError | None:

@@ -18,25 +18,31 @@ Server-side state: with ``previous_response_id``, a ``conversation``, or an
 ``item_reference`` in ``input``, earlier items live on the server, which a
 stateless fake cannot see. Outputs whose call is not in ``input`` are then
 accepted as answering those stored calls; calls that *are* in ``input`` still
-need their outputs. Requests without a list ``input`` (a plain string, no
-JSON) have nothing to pair and pass.
+need their outputs. Requests without a list ``input`` (a plain string) have
+nothing to pair and pass; a body the API cannot bind (broken JSON, ``input``
+that is neither a string nor a list) gets OpenAI's own 400
+(:func:`~tooltape.fake_providers._openai_chat_validate.openai_body_error`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tooltape.fake_providers._body import field_problem, read_json
+from tooltape.fake_providers._openai_chat_validate import openai_body_error
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
 __all__ = ["validate_responses_request"]
 
+_FIELDS: dict[str, tuple[type, ...]] = {"input": (str, list), "model": (str,), "stream": (bool,)}
+
 
 def validate_responses_request(request: ProviderRequest) -> ProviderError | None:
     """``None`` when the request's function calls and outputs pair, else the API's 400."""
-    try:
-        payload = request.json()
-    except ValueError:
-        return None
+    payload, problem = read_json(request)
+    problem = problem or field_problem(payload, _FIELDS)
+    if problem is not None:
+        return openai_body_error(problem)
     if not isinstance(payload, dict) or not isinstance(payload.get("input"), list):
         return None
     items = [item for item in payload["input"] if isinstance(item, dict)]

@@ -180,7 +180,8 @@ def test_a_well_paired_history_passes():
         "POST", f"/model/{CLAUDE}/converse-stream", body=json.dumps(history).encode()
     )
     assert validate_converse_request(request) is None
-    assert CONVERSE.validate(ProviderRequest("POST", "/model/m/converse-stream", body=b"{")) is None
+    broken = CONVERSE.validate(ProviderRequest("POST", "/model/m/converse-stream", body=b"{"))
+    assert broken is not None and broken.status == 400  # SerializationException, not a pass
 
 
 def test_invoke_passes_claudes_text_through_unwrapped():

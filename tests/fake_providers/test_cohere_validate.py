@@ -71,9 +71,16 @@ def test_paired_histories_are_accepted(messages: list[Any]) -> None:
     assert validate(messages) is None
 
 
-@pytest.mark.parametrize("body", [b"", b"not json", b"[1]", b'{"messages": "x"}'])
+@pytest.mark.parametrize("body", [b"", b'{"model": "x"}'])
 def test_bodies_without_a_message_list_are_left_alone(body: bytes) -> None:
     assert DIALECT.validate(ProviderRequest("POST", "/v2/chat", {}, body)) is None
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1]", b'{"messages": "x"}'])
+def test_bodies_cohere_cannot_bind_get_its_400(body: bytes) -> None:
+    error = DIALECT.validate(ProviderRequest("POST", "/v2/chat", {}, body))
+    assert error is not None and error.status == 400
+    assert error.message.startswith("invalid request: ")
 
 
 def test_cohere_sdk_raises_bad_request_with_the_message() -> None:

@@ -99,7 +99,6 @@ def test_broken_histories_get_gemini_400(contents, message):
 
 
 def test_bodies_without_contents_are_not_judged():
-    assert DIALECT.validate(ProviderRequest("POST", PATH, body=b"not json")) is None
     assert DIALECT.validate(ProviderRequest("POST", PATH, body=b'{"model": "x"}')) is None
 
 

@@ -405,7 +405,6 @@ USER = {"role": "user", "content": "Weather?"}
         {"conversation": "conv_1", "input": [_output("call_stored")]},
         {"input": [{"type": "item_reference", "id": "fc_1"}, _output("call_stored")]},
         {"model": "gpt-4.1"},
-        b"not json",
         b"",
     ],
 )
