@@ -81,6 +81,7 @@ from tooltape.fake_providers._gemini_quirks import (
     SignatureOnlyPart,
 )
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
+from tooltape.fake_providers._limits import ServerLimits
 from tooltape.fake_providers._ollama import OllamaDialect, OllamaReemittedCalls
 from tooltape.fake_providers._ollama_parse import OllamaStreamReading, read_ollama_stream
 from tooltape.fake_providers._openai_chat import (
@@ -263,6 +264,7 @@ __all__ = [
     "RoleOnEveryDelta",
     "SSEEvent",
     "ScriptedTurn",
+    "ServerLimits",
     "SignatureOnlyPart",
     "SortedKeys",
     "SplitReads",

@@ -20,6 +20,7 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 
 from tooltape.fake_providers._dialect import Dialect, get_dialect
+from tooltape.fake_providers._limits import cut_body, trim_log
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Plan, PlannedStream, Quirk, Scenario, parse_quirk
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
@@ -146,8 +147,11 @@ class FakeProvider:
         self._played = 0
         self._lock = threading.Lock()
         self._turnless: list[str] = []
+        self.received = 0
+        """How many requests this provider received (the log may keep fewer)."""
+        self._log_limits: tuple[int | None, int | None] = (None, None)
         self.requests: list[ProviderRequest] = []
-        """Every request this provider received, in order."""
+        """The requests this provider received, in order (all, unless :meth:`limit_log`)."""
         self.rejected: list[tuple[ProviderRequest, ProviderError]] = []
         """Requests the dialect's validation refused, with the error served."""
         self.unexpected: list[ProviderRequest] = []
@@ -236,18 +240,38 @@ class FakeProvider:
             path = path[version.end() :]  # base_url already ends with /v1
         return f"POST {self.base_url}{path} ({self.dialect.name})"
 
+    def limit_log(self, requests: int | None, body_bytes: int | None) -> None:
+        """Keep only the last ``requests`` requests, each with at most ``body_bytes`` of body.
+
+        A long-running server sets this so its memory stays bounded; a cut body no
+        longer parses as JSON. ``None`` lifts a limit. ``rejected``, ``unexpected``
+        and the script-error notes are bounded the same way.
+        """
+        self._log_limits = (requests, body_bytes)
+
+    def _log(self, entries: list[Any], entry: Any) -> None:
+        keep, body_bytes = self._log_limits
+        if isinstance(entry, tuple):
+            entry = (cut_body(entry[0], body_bytes), *entry[1:])
+        elif isinstance(entry, ProviderRequest):
+            entry = cut_body(entry, body_bytes)
+        entries.append(entry)
+        trim_log(entries, keep)
+
     def handle(self, request: ProviderRequest) -> Wire:
         """Answer one request: a validation error, the next turn, or a script error."""
         with self._lock:
-            self.requests.append(request)
-            number = len(self.requests)
+            self._log(self.requests, request)
+            self.received += 1
+            number = self.received
             rejection = self.dialect.validate(request)
             if rejection is not None:
-                self.rejected.append((request, rejection))
+                self._log(self.rejected, (request, rejection))
                 return json_wire(rejection.status, rejection.body, rejection.headers)
             if self.dialect.stream_flag and not _asks_for_stream(request):
-                self._turnless.append(
-                    f"request #{number} ({request.method} {request.path}) did not ask for a stream"
+                self._log(
+                    self._turnless,
+                    f"request #{number} ({request.method} {request.path}) did not ask for a stream",
                 )
                 return _tooltape_error(
                     400,
@@ -255,9 +279,10 @@ class FakeProvider:
                     _NOT_STREAMING.format(dialect=self.dialect.name, number=number),
                 )
             if self._played == len(self._turns):
-                self.unexpected.append(request)
-                self._turnless.append(
-                    f"request #{number} ({request.method} {request.path}) found no turn left"
+                self._log(self.unexpected, request)
+                self._log(
+                    self._turnless,
+                    f"request #{number} ({request.method} {request.path}) found no turn left",
                 )
                 return _tooltape_error(
                     400,

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from tooltape.fake_providers._asgi import FakeProviderApp
+from tooltape.fake_providers._limits import ServerLimits, guarded_protocol
 from tooltape.fake_providers._provider import FakeProvider
 from tooltape.harness._errors import TooltapeUsageError
 
@@ -75,6 +76,7 @@ def serve_in_thread(
     port: int = 0,
     *,
     allow_non_loopback: bool = False,
+    limits: ServerLimits | None = None,
 ) -> Iterator[str]:
     """Serve an ASGI app (or fake providers) with uvicorn in a background thread.
 
@@ -87,6 +89,8 @@ def serve_in_thread(
             unless ``allow_non_loopback``.
         port: The port; 0 picks a free one.
         allow_non_loopback: Allow binding a non-loopback address (``0.0.0.0`` ...).
+        limits: Timeouts, body cap and log bounds (default: the app's own, else
+            :class:`ServerLimits`'s defaults); given, they replace a FakeProviderApp's.
 
     Yields:
         The base URL, e.g. ``http://127.0.0.1:54321`` (add ``/v1`` for OpenAI SDKs).
@@ -103,6 +107,9 @@ def serve_in_thread(
             "use 127.0.0.1 or ::1, or pass allow_non_loopback=True to expose them"
         )
     app = _as_app(app_or_providers)
+    if limits is not None and isinstance(app, FakeProviderApp):
+        app.limits = limits
+    limits = limits or getattr(app, "limits", None) or ServerLimits()
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host, port), family=family)
     # Accepted connections inherit it on Linux: small stream writes go out at once
@@ -118,7 +125,9 @@ def serve_in_thread(
 
     config = uvicorn.Config(
         app,
-        http="h11",
+        http=guarded_protocol(limits.header_timeout),
+        timeout_keep_alive=max(1, round(limits.keep_alive_timeout)),
+        h11_max_incomplete_event_size=limits.max_header_bytes,
         loop="asyncio",
         ws="none",
         lifespan="off",

@@ -7,6 +7,12 @@ the validation result (the dialect's real 400 text when the history is
 broken). Turns come from ``--scenario`` (every request gets it), ``--script``
 (a YAML or JSON list played in order, ``--repeat`` to cycle it) or
 ``--cassette``. It runs until Ctrl-C, or ``--max-requests N`` / ``--once``.
+
+Built to stay up: the request log keeps the last ``--log-requests`` requests
+with at most ``--log-body-bytes`` of each body; headers not whole within
+``--header-timeout`` close the connection, a body not whole within
+``--body-timeout`` gets the provider's 408 and one over ``--max-body-bytes``
+its 413; malformed bodies get the provider's 400. Other clients are unaffected.
 """
 
 from __future__ import annotations
@@ -179,15 +185,21 @@ def _is_loopback(host: str) -> bool:
 
 
 def _run(
-    app: Any, host: str, port: int, allow: bool, watch: _Watch, banner: Callable[[str], list[str]]
+    app: Any,
+    where: tuple[str, int, bool],
+    limits: Any,
+    watch: _Watch,
+    banner: Callable[[str], list[str]],
 ) -> None:
     from tooltape.fake_providers import serve_in_thread
+
+    host, port, allow = where
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    with serve_in_thread(app, host=host, port=port, allow_non_loopback=allow) as url:
+    with serve_in_thread(app, host=host, port=port, allow_non_loopback=allow, limits=limits) as url:
         click.echo(f"tooltape serve: listening on {url}")
         for line in banner(url):
             click.echo(line)
@@ -226,6 +238,41 @@ def _run(
 )
 @click.option("--max-requests", type=click.IntRange(min=1), help="Stop after N requests.")
 @click.option("--once", is_flag=True, help="Stop after one request (--max-requests 1).")
+@click.option(
+    "--log-requests",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Keep the last N requests in memory (the request log stays bounded).",
+)
+@click.option(
+    "--log-body-bytes",
+    type=click.IntRange(min=0),
+    default=64 * 1024,
+    show_default=True,
+    help="Keep at most N bytes of each logged request body.",
+)
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a client may take to send its headers before the connection closes.",
+)
+@click.option(
+    "--body-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Seconds a client may take to send its body before it gets the provider's 408.",
+)
+@click.option(
+    "--max-body-bytes",
+    type=click.IntRange(min=1),
+    default=32 * 1024 * 1024,
+    show_default=True,
+    help="Larger request bodies get the provider's 413.",
+)
 def serve(
     dialects: tuple[str, ...],
     scenario: str | None,
@@ -237,6 +284,11 @@ def serve(
     allow_non_loopback: bool,
     max_requests: int | None,
     once: bool,
+    log_requests: int,
+    log_body_bytes: int,
+    header_timeout: float,
+    body_timeout: float,
+    max_body_bytes: int,
 ) -> None:
     """Serve a fake provider over real HTTP until Ctrl-C.
 
@@ -250,8 +302,15 @@ def serve(
       tooltape serve -d anthropic_messages --script turns.yaml --repeat
       tooltape serve --cassette weather.yaml --once
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
-    from tooltape.fake_providers import FakeProviderApp, get_dialect
+    from tooltape.fake_providers import FakeProviderApp, ServerLimits, get_dialect
 
+    limits = ServerLimits(
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        max_body_bytes=max_body_bytes,
+        log_requests=log_requests,
+        log_body_bytes=log_body_bytes,
+    )
     if sum(x is not None for x in (scenario, cassette, script)) > 1:
         raise TooltapeUsageError("give one of --scenario, --script or --cassette")
     if not allow_non_loopback and not _is_loopback(host):
@@ -294,4 +353,4 @@ def serve(
                 for name in names
             ]
 
-    _run(app, host, port, allow_non_loopback, watch, banner)
+    _run(app, (host, port, allow_non_loopback), limits, watch, banner)
