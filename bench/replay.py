@@ -5,7 +5,12 @@
 play accounting). ``transport``: tooltape's explicit ``CassetteTransport``.
 ``vcrpy``: ``vcr.use_cassette`` on the same file. Rounds interleave the
 variants; each cell is the best round's mean CPU time per stream (CPU time, so
-other load on the machine does not skew the ratios). Run:
+other load on the machine does not skew the ratios).
+
+The second table is per test, as a test pays it: each run opens the cassette
+(``use_cassette``; vcrpy's ``use_cassette``; the bare variant builds its
+``MockTransport`` over bytes in memory), builds the ``ChatOpenAI`` model and
+reads one stream, with body matching on (tooltape's default). Run:
 
     python bench/replay.py [--scenario parallel_sequential] [--streams 200] [--rounds 7]
 """
@@ -73,6 +78,39 @@ def _run(model: ChatOpenAI, context: Callable[[], AbstractContextManager], strea
         return (time.process_time() - start) / streams
 
 
+def _per_test(path: str) -> dict[str, Callable[[], None]]:
+    response = load_cassette(path).interactions[0].response
+    reads, headers = response.reads(), list(response.headers)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers=headers, stream=_Reads(reads))
+
+    def stream(model: ChatOpenAI) -> None:
+        for _chunk in model.stream("hi"):
+            pass
+
+    def bare() -> None:
+        stream(_model(httpx2.Client(transport=httpx2.MockTransport(handler))))
+
+    # The test code is the user's: a model with its default client, as in production.
+    def tooltape() -> None:
+        with use_cassette(path):
+            stream(_model())
+
+    def vcrpy() -> None:
+        with vcr.VCR().use_cassette(path, record_mode="none"):
+            stream(_model())
+
+    return {"bare": bare, "tooltape": tooltape, "vcrpy": vcrpy}
+
+
+def _time_tests(test: Callable[[], None], count: int) -> float:
+    start = time.process_time()
+    for _ in range(count):
+        test()
+    return (time.process_time() - start) / count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scenario", default="parallel_sequential")
@@ -95,6 +133,17 @@ def main() -> None:
     print(f"{'variant':>10} {'per stream':>12} {'vs bare':>8}")
     for name, seconds in best.items():
         print(f"{name:>10} {seconds * 1e3:>10.3f}ms {seconds / best['bare']:>7.2f}x")
+    tests = _per_test(path)
+    for test in tests.values():
+        _time_tests(test, 5)
+    per_test = dict.fromkeys(tests, float("inf"))
+    for _ in range(options.rounds):
+        for name, test in tests.items():
+            per_test[name] = min(per_test[name], _time_tests(test, options.streams))
+    print("per test: cassette opened, model built, one stream read (body matching on)")
+    print(f"{'variant':>10} {'per test':>12} {'vs bare':>8}")
+    for name, seconds in per_test.items():
+        print(f"{name:>10} {seconds * 1e3:>10.3f}ms {seconds / per_test['bare']:>7.2f}x")
 
 
 if __name__ == "__main__":
