@@ -181,7 +181,7 @@ class Scrubber:
             return body
         try:
             parsed = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # too deep to parse: bytes, like any non-JSON
             if "x-www-form-urlencoded" not in content_type:
                 return body
             pairs = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
@@ -192,7 +192,10 @@ class Scrubber:
                 else:
                     kept.append((name, value))
             return urlencode(kept).encode()
-        cleaned = self._clean_json(parsed)
+        try:
+            cleaned = self._clean_json(parsed)
+        except RecursionError:
+            return body
         if cleaned == parsed:
             return body
         return json.dumps(cleaned, ensure_ascii=False).encode()

@@ -159,3 +159,16 @@ def test_the_request_log_stays_bounded() -> None:
     assert len(provider.requests) == 3
     assert sum(len(r.body) for r in provider.requests) <= 3 * 1000
     assert sum(len(r.body) for r, _ in provider.rejected) <= 3 * 1000
+
+
+@pytest.mark.parametrize("body", MALFORMED.values(), ids=list(MALFORMED))
+def test_a_served_cassette_refuses_malformed_bodies_without_a_500(body: bytes) -> None:
+    from tooltape.cassettes import library_path, serve_cassette
+
+    path = library_path("parallel_sequential", "openai_chat")
+    with serve_cassette(path, allow_unplayed=True, match_on=("method", "path", "body")) as served:
+        with httpx2.Client(timeout=DEADLINE) as client:
+            answer = client.post(f"{served.url}/v1/chat/completions", content=body)
+        served.player.unmatched.clear()  # the 404 is the point; do not fail on leaving
+    assert answer.status_code == 404
+    assert answer.json()["error"]["type"] == "tooltape_no_recording"
