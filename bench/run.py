@@ -281,11 +281,14 @@ def replay() -> list[Row]:
     lines = (done.stdout or done.stderr).strip().splitlines()
     row = re.compile(r"^\s*(\S+)\s+([\d.]+\s*ms)\s+([\d.]+x)\s*$")
     rows: list[Row] = []
+    unit = "per stream"
     for line in lines:
+        if line.startswith("per test"):
+            unit = "per test (cassette opened, model built, stream read)"
         match = row.match(line)
         if match:
             variant, cost, ratio = match.groups()
-            rows.append((f"replay: {variant}, per stream", cost, ratio))
+            rows.append((f"replay: {variant}, {unit}", cost, ratio))
     if rows:
         return [("replay: bench/replay.py", lines[0].strip(), "vs bare"), *rows]
     return [("replay: bench/replay.py", line, "") for line in lines[-12:]]
