@@ -126,6 +126,7 @@ from tooltape.fake_providers._profiles_call_quirks import (
 from tooltape.fake_providers._profiles_quirks import (
     ContentWithToolCalls,
     DuplicateFinish,
+    EarlyFinishReason,
     FinishDeltaFields,
     FinishOnLastDelta,
     NoChunkId,
@@ -199,6 +200,7 @@ __all__ = [
     "DoneSentinel",
     "DropDone",
     "DuplicateFinish",
+    "EarlyFinishReason",
     "EVENTSTREAM_MEDIA_TYPE",
     "EncryptedReasoning",
     "ErrorEnvelope",
