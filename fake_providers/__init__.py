@@ -127,6 +127,7 @@ from tooltape.fake_providers._profiles_call_quirks import (
 from tooltape.fake_providers._profiles_quirks import (
     ContentWithToolCalls,
     DuplicateFinish,
+    EarlyFinishReason,
     FinishDeltaFields,
     FinishOnLastDelta,
     NoChunkId,
@@ -200,6 +201,7 @@ __all__ = [
     "DoneSentinel",
     "DropDone",
     "DuplicateFinish",
+    "EarlyFinishReason",
     "EVENTSTREAM_MEDIA_TYPE",
     "EncryptedReasoning",
     "ErrorEnvelope",

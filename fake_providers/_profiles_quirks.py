@@ -21,6 +21,7 @@ from tooltape.fake_providers._profiles_events import (
     chunk_at,
     chunk_positions,
     delta_of,
+    entries_of,
     first_position,
     insert_after,
     is_finish_chunk,
@@ -31,6 +32,7 @@ from tooltape.harness import PlannedStream
 __all__ = [
     "ContentWithToolCalls",
     "DuplicateFinish",
+    "EarlyFinishReason",
     "FinishDeltaFields",
     "FinishOnLastDelta",
     "NoChunkId",
@@ -338,12 +340,19 @@ class DuplicateFinish(ChatEventQuirk):
     """Send two terminal chunks with ``finish_reason``, the second with the usage (OR2).
 
     ChatOpenAI concatenates the two: ``finish_reason`` becomes ``"tool_callstool_calls"``
-    and ``model_name`` doubles.
+    and ``model_name`` doubles. With ``second_reason="stop"`` the second chunk says
+    ``"stop"``, as proxies that translate the Responses API did (ChatMock #114,
+    SGLang #8417): a client that trusts the last ``finish_reason`` drops the calls.
     """
 
     kind: Literal["duplicate_finish"] = "duplicate_finish"
-    cites: ClassVar[str] = "OR2 §17 OpenRouter; langchain #38366, langchainjs #11054"
+    cites: ClassVar[str] = (
+        "OR2 §17 OpenRouter; langchain #38366, langchainjs #11054; "
+        "second_reason: ChatMock #114, SGLang #8417 (public reports, not in QUIRKS.md)"
+    )
     priority: ClassVar[int] = 40
+    second_reason: str | None = None
+    """The second chunk's ``finish_reason`` (``None``: the same as the first)."""
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Repeat the finish chunk in place of the usage chunk (or right after it)."""
@@ -351,8 +360,39 @@ class DuplicateFinish(ChatEventQuirk):
         if finish is None:
             return events
         second = copy.deepcopy(chunk_at(events, finish))
+        if self.second_reason is not None:
+            for choice in second["choices"]:
+                choice["finish_reason"] = self.second_reason
         usage_at = usage_position(events)
         if usage_at is None or usage_at < finish:
             return insert_after(events, finish, second)
         second["usage"] = chunk_at(events, usage_at)["usage"]
         return [*events[:usage_at], ProviderEvent(second), *events[usage_at + 1 :]]
+
+
+class EarlyFinishReason(ChatEventQuirk):
+    """Send ``finish_reason`` on every tool-call chunk, before the last argument fragment.
+
+    LiteLLM's Gemini translation set ``finish_reason: "tool_calls"`` on intermediate
+    tool-call chunks (litellm #31634); the closing empty-delta finish chunk still
+    follows. A client that stops reading at the first ``finish_reason`` keeps a
+    call whose arguments are cut short. ChatOpenAI keeps every fragment (it
+    concatenates the repeated reasons in ``response_metadata``).
+    """
+
+    kind: Literal["early_finish_reason"] = "early_finish_reason"
+    cites: ClassVar[str] = "litellm #31634 (public report, not in QUIRKS.md)"
+    priority: ClassVar[int] = 60  # after the quirks that move or repeat the finish chunk
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Copy the finish reason onto each chunk that carries tool-call entries."""
+        finish = first_position(events, finish=True)
+        if finish is None:
+            return events
+        final = choice_of(chunk_at(events, finish))
+        reason = final.get("finish_reason") if final else None
+        for position in chunk_positions(events):
+            choice = choice_of(chunk_at(events, position))
+            if position < finish and choice is not None and entries_of(chunk_at(events, position)):
+                choice["finish_reason"] = reason
+        return events

@@ -112,6 +112,13 @@ def _finish_chunks(payloads: Payloads) -> Payloads:
     return [p for p in payloads if p.get("choices") and p["choices"][0].get("finish_reason")]
 
 
+def _finish_before_last_fragment(payloads: Payloads) -> bool:
+    """A ``finish_reason`` arrives while argument fragments are still to come."""
+    finish = next(i for i, p in enumerate(payloads) if p in _finish_chunks(payloads))
+    later = [e for p in payloads[finish + 1 :] for e in _entries([p])]
+    return any(e.get("function", {}).get("arguments") for e in later)
+
+
 def _sorted(value: Any) -> bool:
     if isinstance(value, dict):
         return list(value) == sorted(value) and all(map(_sorted, value.values()))
@@ -244,6 +251,15 @@ CASES: dict[str, tuple[Any, list[Any], Plan, Callable[[Payloads], bool]]] = {
         lambda ps: _finish_chunks(ps)[0]["choices"][0]["finish_reason"] == "stop",
     ),
     "duplicate_finish": ("duplicate_finish", [], PLAN, lambda ps: len(_finish_chunks(ps)) == 2),
+    "duplicate_finish_stop": (
+        {"kind": "duplicate_finish", "second_reason": "stop"},
+        [],
+        PLAN,
+        lambda ps: (
+            [p["choices"][0]["finish_reason"] for p in _finish_chunks(ps)] == ["tool_calls", "stop"]
+        ),
+    ),
+    "early_finish_reason": ("early_finish_reason", [], PLAN, _finish_before_last_fragment),
     "groq_tool_use_failed": (
         "groq_tool_use_failed",
         [],

@@ -2,7 +2,6 @@
 
 import pytest
 from _mergers import BUGGY, CORRECT
-from hypothesis import settings
 
 from tooltape.harness import MergeMismatch, check_merger
 from tooltape.harness._check_merger import _Judge
@@ -13,13 +12,9 @@ RUNS = 20
 
 
 @pytest.fixture
-def fresh_random_profile():
+def fresh_random_profile(hypothesis_profile):
     """No example database and no derandomisation: every run starts from nothing."""
-    previous = settings._current_profile
-    settings.register_profile("tooltape-fresh", database=None, derandomize=False, deadline=None)
-    settings.load_profile("tooltape-fresh")
-    yield
-    settings.load_profile(previous)
+    hypothesis_profile("tooltape-fresh", database=None, derandomize=False, deadline=None)
 
 
 def test_there_are_at_least_twenty_buggy_mergers():

@@ -11,7 +11,6 @@ from _mergers import (
     sorts_calls,
     strict_json_loads,
 )
-from hypothesis import settings
 from hypothesis.database import InMemoryExampleDatabase
 
 from tooltape.harness import (
@@ -128,38 +127,28 @@ def test_a_crashing_merger_is_reported_with_the_exception():
     assert "packed 2 chunks a message" in text
 
 
-def test_each_merger_has_its_own_database_key():
+def test_each_merger_has_its_own_database_key(hypothesis_profile):
     database = InMemoryExampleDatabase()
-    previous = settings._current_profile
-    settings.register_profile("tooltape-db", database=database, derandomize=False)
-    settings.load_profile("tooltape-db")
-    try:
-        _failure(keyed_by_id_only, max_examples=100, scenarios=[])
-        first = set(database.data)
-        _failure(sorts_calls, max_examples=100, scenarios=[])
-        second = set(database.data) - first
-    finally:
-        settings.load_profile(previous)
+    hypothesis_profile("tooltape-db", database=database, derandomize=False)
+    _failure(keyed_by_id_only, max_examples=100, scenarios=[])
+    first = set(database.data)
+    _failure(sorts_calls, max_examples=100, scenarios=[])
+    second = set(database.data) - first
     assert first and second
 
 
-def test_max_examples_follows_the_profile_unless_passed():
+def test_max_examples_follows_the_profile_unless_passed(hypothesis_profile):
     seen = []
 
     def counting(deltas):
         seen.append(1)
         return correct(deltas)
 
-    previous = settings._current_profile
-    settings.register_profile("tooltape-7", max_examples=7, database=None, derandomize=True)
-    settings.load_profile("tooltape-7")
-    try:
-        check_merger(counting, scenarios=[])
-        from_profile = len(seen)
-        seen.clear()
-        check_merger(counting, scenarios=[], max_examples=12)
-    finally:
-        settings.load_profile(previous)
+    hypothesis_profile("tooltape-7", max_examples=7, database=None, derandomize=True)
+    check_merger(counting, scenarios=[])
+    from_profile = len(seen)
+    seen.clear()
+    check_merger(counting, scenarios=[], max_examples=12)
     assert from_profile == 7 and len(seen) == 12
 
 

@@ -5,7 +5,6 @@ import textwrap
 
 import pytest
 from _mergers import correct
-from hypothesis import settings
 
 from tooltape.harness import MergeMismatch, merger_property
 
@@ -70,23 +69,18 @@ def test_hypofuzz_collects_it(user_project, monkeypatch):
     )
 
 
-def test_the_profile_governs_the_budget_unless_passed():
+def test_the_profile_governs_the_budget_unless_passed(hypothesis_profile):
     seen = []
 
     def counting(deltas):
         seen.append(1)
         return correct(deltas)
 
-    previous = settings._current_profile
-    settings.register_profile("tooltape-9", max_examples=9, database=None, derandomize=True)
-    settings.load_profile("tooltape-9")
-    try:
-        merger_property(counting)()
-        from_profile = len(seen)
-        seen.clear()
-        merger_property(counting, max_examples=4)()
-    finally:
-        settings.load_profile(previous)
+    hypothesis_profile("tooltape-9", max_examples=9, database=None, derandomize=True)
+    merger_property(counting)()
+    from_profile = len(seen)
+    seen.clear()
+    merger_property(counting, max_examples=4)()
     assert from_profile == 9 and len(seen) == 4
 
 
