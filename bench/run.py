@@ -228,8 +228,8 @@ def _bare_chat_openai(wire: Any) -> Callable[[], Any]:
 
 
 def matrix(repeat: int) -> list[Row]:
-    from tooltape.plugin._cli_expect import Expectations
-    from tooltape.plugin._cli_matrix_run import run_matrix
+    from tooltape.plugin.cli.expect import Expectations
+    from tooltape.plugin.cli.matrix_run import run_matrix
 
     dialect = get_dialect("openai_chat")
     scenarios = [

@@ -43,8 +43,8 @@ from tooltape.harness import (
     draw_lanes,
     reference_merge,
 )
-from tooltape.plugin._cli_adapters import ADAPTERS, Adapter, Merged
-from tooltape.plugin._cli_expect import Expectations
+from tooltape.plugin.cli.adapters import ADAPTERS, Adapter, Merged
+from tooltape.plugin.cli.expect import Expectations
 
 __all__ = ["Cell", "Result", "compare", "is_lossless", "run_matrix", "subjects_for"]
 

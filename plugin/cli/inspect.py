@@ -105,7 +105,7 @@ def inspect(
             data["drift"] = {"against": str(against), "changes": drifted}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
         return
-    from tooltape.plugin._cli import stdout_console
+    from tooltape.plugin.cli import stdout_console
 
     console = stdout_console()
     console.print(Text(f"{result.source} ({result.dialect})", style="bold"))

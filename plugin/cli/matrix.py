@@ -1,6 +1,6 @@
 """``tooltape matrix``: every bundled scenario x dialect through the reference and each adapter.
 
-The run itself is :mod:`tooltape.plugin._cli_matrix_run`; this module picks
+The run itself is :mod:`tooltape.plugin.cli.matrix_run`; this module picks
 what to run from the options, shows a progress bar while it runs, prints the
 summary table (or JSON), writes the HTML page, and exits 1 when a result is
 not what ``matrix_expectations.yaml`` expects.
@@ -58,7 +58,7 @@ def _choose(
 
 
 def _check_adapters(adapters: list[str] | None) -> None:
-    from tooltape.plugin._cli_adapters import adapter_names
+    from tooltape.plugin.cli.adapters import adapter_names
 
     known = adapter_names()
     unknown = [a for a in adapters or () if a not in known]
@@ -157,7 +157,7 @@ def _print_unexpected(console: Console, cells: list[Any]) -> None:
 def _run_with_progress(
     scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any
 ) -> Any:
-    from tooltape.plugin._cli_matrix_run import run_matrix
+    from tooltape.plugin.cli.matrix_run import run_matrix
 
     err = Console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
@@ -216,8 +216,8 @@ def matrix(
       tooltape matrix --adapters reference,langchain-openai --html matrix.html
       tooltape matrix --tag truncation --json > matrix.json
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
-    from tooltape.plugin._cli_adapters import adapter_names
-    from tooltape.plugin._cli_expect import load_expectations, pinned_entries
+    from tooltape.plugin.cli.adapters import adapter_names
+    from tooltape.plugin.cli.expect import load_expectations, pinned_entries
 
     chosen_adapters = _split(adapters)
     _check_adapters(chosen_adapters)
@@ -231,7 +231,7 @@ def matrix(
     elapsed = time.perf_counter() - started
     unexpected = [(c, r) for c in cells for r in c.unexpected]
     if html is not None:
-        from tooltape.plugin._cli_html import matrix_page
+        from tooltape.plugin.cli.html import matrix_page
 
         html.write_text(matrix_page(cells, chosen_dialects, elapsed), encoding="utf-8")
     if pin:
@@ -254,7 +254,7 @@ def matrix(
         }
         click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
     else:
-        from tooltape.plugin._cli import stdout_console
+        from tooltape.plugin.cli import stdout_console
 
         console = stdout_console()
         console.print(_summary_table(cells, chosen_dialects))

@@ -1,7 +1,7 @@
 """The ``tooltape`` command line: the scenario library, wire bytes, cassettes, a server, the matrix.
 
 Only the console script imports this module (``tooltape =
-"tooltape.plugin._cli:main"``); the pytest plugin never does, so click and rich
+"tooltape.plugin.cli:main"``); the pytest plugin never does, so click and rich
 cost the plugin nothing. Every command has ``--help`` with an example. Errors
 are one line on stderr and a non-zero exit: 2 for a usage error (unknown
 scenario, dialect, bad flag, missing file), 1 for anything else.
@@ -254,10 +254,10 @@ def render(
 
 
 def _register() -> None:
-    from tooltape.plugin._cli_differential import differential
-    from tooltape.plugin._cli_inspect import inspect
-    from tooltape.plugin._cli_matrix import matrix
-    from tooltape.plugin._cli_serve import serve
+    from tooltape.plugin.cli.differential import differential
+    from tooltape.plugin.cli.inspect import inspect
+    from tooltape.plugin.cli.matrix import matrix
+    from tooltape.plugin.cli.serve import serve
 
     cli.add_command(inspect)
     cli.add_command(serve)
