@@ -1,6 +1,6 @@
 """Build the bundled cassette library: every scenario in every dialect that can play it.
 
-The command is ``python -m tooltape.cassettes._generate``. Each scenario is
+The command is ``tooltape library generate`` (``tooltape library check`` compares). Each scenario is
 rendered by each registered dialect (scenarios a dialect cannot express are
 skipped), served by the fake provider on a real
 server on 127.0.0.1, and recorded by the cassette recorder through a real

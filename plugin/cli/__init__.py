@@ -51,6 +51,8 @@ def cli() -> None:
       tooltape serve --dialect anthropic_messages --scenario openai_golden
       tooltape matrix --html matrix.html
       tooltape differential --tag ids
+      tooltape library check --dialect openai_chat
+      tooltape corpus convert corpus cassettes
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
 
 
@@ -254,8 +256,10 @@ def render(
 
 
 def _register() -> None:
+    from tooltape.plugin.cli.corpus import corpus
     from tooltape.plugin.cli.differential import differential
     from tooltape.plugin.cli.inspect import inspect
+    from tooltape.plugin.cli.library import library
     from tooltape.plugin.cli.matrix import matrix
     from tooltape.plugin.cli.serve import serve
 
@@ -263,6 +267,8 @@ def _register() -> None:
     cli.add_command(serve)
     cli.add_command(matrix)
     cli.add_command(differential)
+    cli.add_command(library)
+    cli.add_command(corpus)
 
 
 _register()

@@ -9,7 +9,10 @@ from the record's original bytes served by a bare httpx2 MockTransport.
 from __future__ import annotations
 
 import base64
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -120,9 +123,15 @@ def test_every_record_converts_with_its_provenance_and_reference(record):
 def test_the_convert_command_writes_one_cassette_per_record(tmp_path):
     if not CORPUS_DIR.is_dir():
         pytest.skip(f"no corpus at {CORPUS_DIR}")
-    from tooltape.cassettes.convert_corpus import main
-
-    assert main([str(CORPUS_DIR), str(tmp_path)]) == 0
+    tooltape = Path(sys.executable).parent / "tooltape"
+    done = subprocess.run(
+        [str(tooltape), "corpus", "convert", str(CORPUS_DIR), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
     written = sorted(tmp_path.glob("*/*.yaml"))
     assert len(written) == len(list(CORPUS_DIR.glob("*/*.json")))
     assert (

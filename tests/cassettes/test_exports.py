@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+import pytest
+
 import tooltape.cassettes as cassettes
 
 CONTRACT = {
@@ -28,9 +30,12 @@ def test_the_contract_names_are_exported_and_callable():
         assert callable(getattr(cassettes, name)), name
 
 
-def test_the_commands_do_not_shadow_exported_functions():
-    importlib.import_module("tooltape.cassettes.convert_corpus")
-    importlib.import_module("tooltape.cassettes._generate")
+def test_the_command_fronts_live_in_the_cli_not_in_cassettes():
+    for gone in ("tooltape.cassettes.convert_corpus", "tooltape.cassettes._generate"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(gone)
+    cli = importlib.import_module("tooltape.plugin.cli")
+    assert {"library", "corpus"} <= set(cli.cli.commands)
     assert callable(cassettes.convert_corpus_files)
     assert callable(cassettes.generate_library)
     assert list(cassettes.__all__) == sorted(cassettes.__all__)

@@ -2,11 +2,14 @@
 
 The staleness test regenerates the library through the real server in a
 temporary folder and compares bytes with what is committed; regenerate with
-``python -m tooltape.cassettes._generate`` when it fails.
+``tooltape library generate`` when it fails.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -20,11 +23,11 @@ from tooltape.cassettes import (
     library_path,
     load_cassette,
 )
-from tooltape.cassettes._generate import main
 from tooltape.cassettes._library_build import bundled_dialects, stale_files
 from tooltape.cassettes._reference import GENERATED_ID, reference_of
 from tooltape.fake_providers import FakeProvider, get_dialect
 
+TOOLTAPE = Path(sys.executable).parent / "tooltape"
 FILES = sorted(LIBRARY_DIR.glob("*/*.yaml"))
 COMMITTED_DIALECTS = sorted({p.stem for p in FILES})
 
@@ -32,14 +35,13 @@ COMMITTED_DIALECTS = sorted({p.stem for p in FILES})
 def test_the_library_is_current():
     problems = stale_files(LIBRARY_DIR, dialects=COMMITTED_DIALECTS)
     assert problems == [], (
-        "the bundled cassettes are stale; run python -m tooltape.cassettes._generate:\n"
-        + "\n".join(problems)
+        "the bundled cassettes are stale; run tooltape library generate:\n" + "\n".join(problems)
     )
 
 
 def test_every_registered_dialect_is_in_the_library():
     missing = sorted(set(bundled_dialects()) - set(COMMITTED_DIALECTS))
-    assert missing == [], f"run python -m tooltape.cassettes._generate to add {missing}"
+    assert missing == [], f"run tooltape library generate to add {missing}"
 
 
 def test_every_scenario_has_cassettes_in_several_dialects():
@@ -77,7 +79,13 @@ def test_library_path_names_what_exists():
         library_path("split_name", "nope")
 
 
-def test_the_generator_command_writes_a_custom_scenario_file(tmp_path, capsys):
+def tooltape(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(TOOLTAPE), *map(str, args)], capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_the_generate_command_writes_a_custom_scenario_file(tmp_path):
     scenarios = tmp_path / "mine.yaml"
     scenarios.write_text(
         "scenarios:\n"
@@ -87,28 +95,38 @@ def test_the_generator_command_writes_a_custom_scenario_file(tmp_path, capsys):
         "    quirks: [split_args]\n",
         encoding="utf-8",
     )
-    assert (
-        main(
-            [
-                "--dest",
-                str(tmp_path / "lib"),
-                "--scenarios",
-                str(scenarios),
-                "--dialect",
-                "anthropic_messages",
-                "--dialect",
-                "openai_chat",
-            ]
-        )
-        == 0
-    )
-    written = sorted(p.relative_to(tmp_path) for p in (tmp_path / "lib").rglob("*.yaml"))
+    lib = tmp_path / "lib"
+    done = tooltape(
+        "library", "generate", "--dest", lib, "--scenarios", scenarios,
+        "--dialect", "anthropic_messages", "--dialect", "openai_chat",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = sorted(p.relative_to(tmp_path) for p in lib.rglob("*.yaml"))
     assert [str(p) for p in written] == [
         "lib/mine/anthropic_messages.yaml",
         "lib/mine/openai_chat.yaml",
     ]
-    assert "2 cassette(s) written" in capsys.readouterr().out
+    assert "2 cassette(s) written" in done.stdout
     again = generate_library(tmp_path / "again", scenarios_file=scenarios, dialects=["openai_chat"])
-    assert again[0].read_bytes() == (tmp_path / "lib/mine/openai_chat.yaml").read_bytes()
-    assert main(["--dest", str(tmp_path / "lib"), "--dialect", "nope"]) == 2
-    assert "unknown dialect 'nope'" in capsys.readouterr().err
+    assert again[0].read_bytes() == (lib / "mine/openai_chat.yaml").read_bytes()
+    done = tooltape("library", "generate", "--dest", lib, "--dialect", "nope")
+    assert done.returncode == 2
+    assert done.stderr.startswith("tooltape library: error: unknown dialect 'nope'")
+
+
+def test_the_check_command_lists_a_stale_file_and_exits_1(tmp_path):
+    lib = tmp_path / "lib"
+    done = tooltape("library", "generate", "--dest", lib, "--dialect", "openai_chat")
+    assert done.returncode == 0, done.stderr
+    current = tooltape("library", "check", "--dest", lib, "--dialect", "openai_chat")
+    assert (current.returncode, current.stdout) == (0, f"{lib}: current\n"), current.stderr
+    golden = lib / "openai_golden" / "openai_chat.yaml"
+    golden.write_text(golden.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    (lib / "split_name" / "openai_chat.yaml").unlink()
+    stale = tooltape("library", "check", "--dest", lib, "--dialect", "openai_chat")
+    assert stale.returncode == 1
+    assert stale.stdout.splitlines() == [
+        "missing: split_name/openai_chat.yaml",
+        "stale: openai_golden/openai_chat.yaml",
+    ]
+    assert "tooltape library generate" in stale.stderr
