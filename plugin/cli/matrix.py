@@ -1,7 +1,8 @@
 """``tooltape matrix``: every bundled scenario x dialect through the reference and each adapter.
 
 The run itself is :mod:`tooltape.plugin.cli.matrix_run`; this module picks
-what to run from the options, shows a progress bar while it runs, prints the
+what to run from the options, shows progress while it runs (a bar on a
+terminal, one line per scenario otherwise), prints the
 summary table (or JSON), writes the HTML page, and exits 1 when a result is
 not what ``matrix_expectations.yaml`` expects.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -154,12 +155,39 @@ def _print_unexpected(console: Console, cells: list[Any]) -> None:
                 console.print(Text("    " + result.detail.replace("\n", "\n    ")), soft_wrap=True)
 
 
+def _progress_lines(scenarios: int, dialects: int) -> Callable[[Any], None]:
+    """Without a terminal (CI logs, a pipe): one line on stderr per finished scenario."""
+    click.echo(
+        f"tooltape matrix: {scenarios} scenarios x {dialects} dialects, "
+        f"{scenarios * dialects} cells",
+        err=True,
+    )
+    started = time.perf_counter()
+    done = 0
+
+    def advance(cell: Any) -> None:
+        nonlocal done
+        done += 1
+        if done % dialects == 0:
+            click.echo(
+                f"tooltape matrix: {done // dialects}/{scenarios} scenarios, "
+                f"{done}/{scenarios * dialects} cells, {time.perf_counter() - started:.0f} s "
+                f"({cell.scenario.name} done)",
+                err=True,
+            )
+
+    return advance
+
+
 def _run_with_progress(
     scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any
 ) -> Any:
     from tooltape.plugin.cli.matrix_run import run_matrix
 
     err = Console(stderr=True)
+    if not err.is_terminal:
+        lines = _progress_lines(len(scenarios), len(dialects))
+        return run_matrix(scenarios, dialects, adapters, expect, progress=lines)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(
         *columns, TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal
