@@ -1,7 +1,8 @@
 """The matrix as one self-contained HTML page: inline CSS, no scripts, no external assets.
 
 Rows are scenarios, columns dialects; each grid cell (``td.cell``) is coloured
-by its worst result and holds one badge per subject. Opening a cell's
+by its worst result and holds one badge per subject: the status's symbol and
+the subject's key letter (the legend names both). Opening a cell's
 ``<details>`` shows each subject's outcome, the expectation's reason, the diff
 or the exception, and the parsed stream drawn as index lanes.
 """
@@ -12,6 +13,8 @@ import html
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
+
+from tooltape.plugin.cli.legend import MEANINGS, SYMBOLS, subject_key, subject_legend
 
 __all__ = ["matrix_page"]
 
@@ -39,10 +42,10 @@ details[open] > .pop { position: absolute; z-index: 5; left: 0; top: 100%; width
 .b.crashes { color: #cf222e; } .b.unexpected { background: #cf222e; color: #fff; }
 pre { background: #f6f8fa; padding: .4em; overflow-x: auto; font-size: 12px; margin: .3em 0; }
 .legend span { margin-right: 1.2em; }
+.b sub { font-size: 65%; font-weight: 400; color: #555; }
+table.legend td { padding: 1px .6em 1px 0; }
 .reason { color: #555; }
 """
-
-_SYMBOLS = {"pass": "✓", "hazard": "!", "differs": "≠", "crashes": "✗", "n/a": "·"}
 
 
 def _e(text: Any) -> str:
@@ -53,8 +56,9 @@ def _badge(result: Any) -> str:
     flag = "" if result.expected else " unexpected"
     title = f"{result.adapter}: {result.status}" + ("" if result.expected else " (unexpected)")
     return (
-        f'<span class="b {result.status}{flag}" title="{_e(title)}">'
-        f"{_SYMBOLS[result.status]}</span>"
+        f'<span class="b {result.status}{flag}" title="{_e(title)}" '
+        f'data-subject="{_e(result.adapter)}">'
+        f"{SYMBOLS[result.status]}<sub>{_e(subject_key(result.adapter))}</sub></span>"
     )
 
 
@@ -97,8 +101,29 @@ def _cell(cell: Any) -> str:
 def _subjects(cells: Sequence[Any], dialect: str) -> str:
     for cell in cells:
         if cell.dialect == dialect and cell.results:
-            return " · ".join(r.adapter for r in cell.results)
+            return " · ".join(f"{subject_key(r.adapter)} {r.adapter}" for r in cell.results)
     return "none"
+
+
+def _legend(cells: Sequence[Any]) -> str:
+    """Each status's badge and meaning; each subject's key letter (the small letter in a badge).
+
+    The legend's marks are ``td.mark``, not ``td.cell``: only grid cells are cells.
+    """
+    rows = []
+    for status, meaning in MEANINGS.items():
+        if status == "unexpected":
+            mark = '<td class="mark unexpected">&nbsp;</td>'
+        else:
+            css = "na" if status == "n/a" else status
+            mark = f'<td class="mark {css}"><span class="b {css}">{SYMBOLS[status]}</span></td>'
+        rows.append(f"<tr>{mark}<th>{_e(status)}</th><td>{_e(meaning)}</td></tr>")
+    subjects = subject_legend(r.adapter for c in cells for r in c.results)
+    keys = "".join(f"<span>{_e(line)}</span>" for line in subjects)
+    return (
+        f'<h2>Legend</h2><table class="legend">{"".join(rows)}</table>'
+        f'<p class="legend">Subjects (the small letter in each badge): {keys}</p>'
+    )
 
 
 def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -> str:
@@ -124,9 +149,7 @@ def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -
 <h1>tooltape matrix</h1>
 <p class="summary">{len(rows)} scenarios &times; {len(dialects)} dialects, {seconds:.1f} s.
 {summary}<span><b>unexpected: {unexpected}</b></span></p>
-<p class="legend"><span>✓ pass</span><span>! hazard (passes; the reference reports
-hazards)</span><span>≠ differs</span><span>✗ crashes</span><span>· not rendered</span>
-<span>red frame: not what matrix_expectations.yaml expects</span></p>
+{_legend(cells)}
 <table class="grid"><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>
 <h2>Badge order per dialect</h2><ul>{order}</ul>
 </body></html>

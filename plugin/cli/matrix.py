@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tooltape.harness import TooltapeUsageError
+from tooltape.plugin.cli.legend import MEANINGS, SYMBOLS, subject_key, subject_legend
 
 __all__ = ["cell_dict", "matrix"]
 
@@ -35,7 +36,6 @@ STYLES = {
     "crashes": "red",
     "n/a": "dim",
 }
-SYMBOLS = {"pass": "✓", "hazard": "!", "differs": "≠", "crashes": "✗", "n/a": "·"}
 
 
 def _split(values: Sequence[str]) -> list[str] | None:
@@ -123,11 +123,19 @@ def _summary_table(cells: list[Any], dialects: list[str]) -> Table:
     return table
 
 
+def _subject_keys(cells: list[Any], dialect: str) -> str:
+    """The key letters of a dialect's subjects, in the order its marks are drawn."""
+    for cell in cells:
+        if cell.dialect == dialect and cell.results:
+            return "".join(subject_key(r.adapter) for r in cell.results)
+    return ""
+
+
 def _grid_table(cells: list[Any], dialects: list[str]) -> Table:
-    table = Table(title="scenario x dialect (one symbol per subject: ✓ ! ≠ ✗)")
+    table = Table(title="scenario x dialect: one mark per subject, under its key letter")
     table.add_column("scenario")
     for dialect in dialects:
-        table.add_column(dialect, overflow="fold")
+        table.add_column(f"{dialect}\n{_subject_keys(cells, dialect)}", overflow="fold")
     rows: dict[str, list[Text]] = {}
     for cell in cells:
         text = Text()
@@ -138,6 +146,19 @@ def _grid_table(cells: list[Any], dialects: list[str]) -> Table:
     for name, texts in rows.items():
         table.add_row(name, *texts)
     return table
+
+
+def _legend(console: Console, subjects: list[str]) -> None:
+    """What each status means, in its colour and with its grid mark; the grid's subject keys."""
+    console.print("legend:")
+    for status, meaning in MEANINGS.items():
+        if status == "unexpected":
+            mark = Text("  unexpected", style="bold reverse")
+        else:
+            mark = Text(f"  {SYMBOLS[status]} {status:<8}", style=STYLES[status])
+        console.print(mark + Text(f"  {meaning}"))
+    if subjects:
+        console.print("grid keys: " + ", ".join(subjects))
 
 
 def _print_unexpected(console: Console, cells: list[Any]) -> None:
@@ -288,6 +309,8 @@ def matrix(
         console.print(_summary_table(cells, chosen_dialects))
         if grid:
             console.print(_grid_table(cells, chosen_dialects))
+        keys = subject_legend(r.adapter for c in cells for r in c.results) if grid else []
+        _legend(console, keys)
         _print_unexpected(console, cells)
         subjects = sum(len(c.results) for c in cells)
         console.print(
