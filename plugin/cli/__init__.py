@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from tooltape.harness import TooltapeError, TooltapeUsageError
 
@@ -120,9 +121,9 @@ def _dialect_summary(renders: list[str], dialects: Sequence[str]) -> str:
 def scenarios(as_json: bool, tags: tuple[str, ...], dialects: tuple[str, ...]) -> None:
     """List the bundled scenario library.
 
-    For each scenario: its quirks, the dialects that can render it, and what the
-    reference (langchain-core) makes of its tool-chunk stream: valid calls,
-    invalid calls and hazards.
+    For each scenario: its description, tags and quirks, the dialects that can
+    render it, and what the reference (langchain-core) makes of its tool-chunk
+    stream: valid calls, invalid calls and hazards.
 
     \b
     Examples:
@@ -143,12 +144,14 @@ def scenarios(as_json: bool, tags: tuple[str, ...], dialects: tuple[str, ...]) -
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    table = Table(title=f"{len(rows)} bundled scenario(s)", show_lines=False)
-    for column in ("scenario", "quirks", "renders in", "calls", "invalid", "hazards"):
-        table.add_column(column, overflow="fold")
+    table = Table(title=f"{len(rows)} bundled scenario(s)", show_lines=True, expand=True)
+    widths = {"scenario": 6, "tags": 2, "quirks": 3, "renders in": 3, "hazards": 3}
+    for column in ("scenario", "tags", "quirks", "renders in", "calls", "invalid", "hazards"):
+        table.add_column(column, overflow="fold", ratio=widths.get(column))
     for row in rows:
         table.add_row(
-            row["name"],
+            Text(row["name"], style="bold") + Text("\n" + row["description"], style="dim"),
+            ", ".join(row["tags"]) or "-",
             ", ".join(map(_quirk_label, row["quirks"])) or "-",
             _dialect_summary(row["dialects"], chosen),
             str(row["reference"]["calls"]),
