@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -178,13 +179,29 @@ def parse_quirk_option(text: str) -> Any:
     return value
 
 
+def _quirk_problem(value: Any, error: ValidationError) -> str:
+    """One line from pydantic's report: the parameter, what is wrong, what the kind takes."""
+    from tooltape.harness._quirks import _REGISTRY
+
+    first = error.errors()[0]
+    where = ".".join(map(str, first["loc"])) or "the quirk"
+    takes = sorted(set(_REGISTRY[value["kind"]].model_fields) - {"kind"})
+    return (
+        f"{value['kind']} {where}: {first['msg'].lower()}; "
+        f"{value['kind']} takes {', '.join(takes) or 'no parameters'}"
+    )
+
+
 def _framing_quirks(specs: Sequence[str]) -> list[Any]:
     from tooltape.harness import Stage, parse_quirk
 
     quirks = []
     for spec in specs:
         value = parse_quirk_option(spec)
-        quirk = parse_quirk(value)
+        try:
+            quirk = parse_quirk(value)
+        except ValidationError as error:
+            raise TooltapeUsageError(f"--framing {spec}: {_quirk_problem(value, error)}") from None
         if quirk.stage is not Stage.WIRE:
             raise TooltapeUsageError(
                 f"--framing takes wire (framing) quirks; {quirk.kind!r} is a "
@@ -199,6 +216,10 @@ def _write_cassette(
 ) -> None:
     from tooltape.cassettes import save_rendered
 
+    if path.exists() and not overwrite:
+        raise TooltapeUsageError(
+            f"{path}: the cassette exists and is kept; pass --overwrite to replace it"
+        )
     save_rendered(path, scenario, dialect, wire, quirks, overwrite=overwrite)
 
 
@@ -213,7 +234,7 @@ def _write_cassette(
     "framing",
     multiple=True,
     metavar="QUIRK",
-    help='A wire quirk to add: a kind (split_utf8) or JSON ({"kind": "split_reads", "size": 7}).',
+    help='A wire quirk to add: a kind (split_utf8) or JSON ({"kind": "split_reads", "pieces": 5}).',
 )
 @click.option(
     "--cassette",
@@ -238,6 +259,7 @@ def render(
     Examples:
       tooltape render parallel_interleaved --dialect openai_chat > body.sse
       tooltape render truncated_mid_string -d anthropic_messages --framing split_utf8
+      tooltape render openai_golden -d openai_chat --framing '{"kind": "split_reads", "pieces": 5}'
       tooltape render missing_id -d openai_responses --cassette missing_id.yaml
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.cassettes import get_scenario
