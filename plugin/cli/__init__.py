@@ -51,7 +51,7 @@ def cli() -> None:
       tooltape render parallel_interleaved --dialect openai_chat > body.sse
       tooltape inspect body.sse --dialect openai_chat
       tooltape serve --dialect anthropic_messages --scenario openai_golden
-      tooltape matrix --html matrix.html
+      tooltape matrix --dialects openai_chat --html matrix.html
       tooltape differential --tag ids
       tooltape library check --dialect openai_chat
       tooltape corpus convert corpus cassettes

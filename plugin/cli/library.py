@@ -50,12 +50,12 @@ def library() -> None:
 def generate(dest: Path | None, dialects: tuple[str, ...], scenarios_file: Path | None) -> None:
     """Record every scenario in every dialect through the real server, into --dest.
 
-    Files are replaced; other files in the folder are left alone. The output is
-    byte-for-byte reproducible.
+    Without --dest it rewrites the bundled library (run it from a source checkout
+    installed with ``pip install -e``). Files are replaced; other files in the
+    folder are left alone. The output is byte-for-byte reproducible.
 
     \b
     Examples:
-      tooltape library generate
       tooltape library generate --dialect openai_chat --dest library
       tooltape library generate --scenarios mine.yaml --dialect anthropic_messages --dest lib
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
@@ -74,9 +74,10 @@ def generate(dest: Path | None, dialects: tuple[str, ...], scenarios_file: Path 
 def check(dest: Path | None, dialects: tuple[str, ...]) -> int:
     """Regenerate in a temporary folder; list stale, missing or extra files (exit 1 if any).
 
+    Without --dialect it checks every bundled dialect (a few minutes).
+
     \b
-    Examples:
-      tooltape library check
+    Example:
       tooltape library check --dialect openai_chat
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.cassettes import LIBRARY_DIR

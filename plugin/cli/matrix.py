@@ -262,7 +262,7 @@ def matrix(
     Examples:
       tooltape matrix
       tooltape matrix --dialects openai_chat,anthropic_messages --grid
-      tooltape matrix --adapters reference,langchain-openai --html matrix.html
+      tooltape matrix --adapters reference,langchain-openai --dialects openai_chat --html m.html
       tooltape matrix --tag truncation --json > matrix.json
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.plugin.cli.adapters import adapter_names
