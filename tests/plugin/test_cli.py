@@ -105,6 +105,17 @@ def test_scenarios_table_names_every_scenario() -> None:
         assert scenario.name in out
 
 
+def test_scenarios_table_shows_tags_and_descriptions() -> None:
+    out = tooltape("scenarios", "--tag", "truncation").stdout.decode()
+    header = next(line for line in out.splitlines() if "scenario" in line and "quirks" in line)
+    assert "tags" in header
+    words = " ".join(out.replace("│", " ").split())
+    for scenario in bundled_scenarios():
+        if "truncation" in scenario.tags:
+            assert " ".join(scenario.description.split()[:3]) in words, scenario.name
+            assert ", ".join(scenario.tags) in words or scenario.tags[0] in words
+
+
 def test_scenarios_rejects_an_unknown_dialect() -> None:
     assert "unknown dialect 'nope'" in fails("scenarios", "--dialect", "nope")
 
@@ -155,9 +166,9 @@ def test_render_writes_a_cassette_that_inspects_to_the_reference(tmp_path: Path)
         report["tool_calls"] == reference_merge(get_dialect("openai_chat").parse(wire.body)).calls()
     )
     assert report["hazards"]
-    assert "the cassette exists and is kept" in fails(
-        "render", "openai_golden", "-d", "openai_chat", "--cassette", path
-    )
+    kept = fails("render", "openai_golden", "-d", "openai_chat", "--cassette", path)
+    assert "the cassette exists and is kept; pass --overwrite to replace it" in kept
+    assert "overwrite=True" not in kept
     assert load_cassette(path).info.scenario == "missing_id"  # untouched without --overwrite
     tooltape("render", "openai_golden", "-d", "openai_chat", "--cassette", path, "--overwrite")
     assert load_cassette(path).info.scenario == "openai_golden"
@@ -173,6 +184,20 @@ def test_render_errors_are_one_line() -> None:
     assert "--framing takes wire (framing) quirks" in line
     assert "not valid JSON" in fails(
         "render", "missing_id", "-d", "openai_chat", "--framing", "{kind"
+    )
+    line = fails(
+        "render", "missing_id", "-d", "openai_chat", "--framing", '{"kind":"split_reads","size":7}'
+    )
+    assert line.endswith(
+        "split_reads size: extra inputs are not permitted; split_reads takes after_field, pieces"
+    )
+    assert "pieces: input should be greater than or equal to 2" in fails(
+        "render",
+        "missing_id",
+        "-d",
+        "openai_chat",
+        "--framing",
+        '{"kind":"split_reads","pieces":1}',
     )
 
 

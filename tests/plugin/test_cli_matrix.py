@@ -10,6 +10,7 @@ expectations files prove that an unexpected result, or a fixed one, exits 1.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -209,6 +210,51 @@ def test_reference_only_runs_no_adapter() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {r["adapter"] for c in report["cells"] for r in c["results"]} == {"reference"}
+
+
+def test_without_a_terminal_progress_is_one_line_per_scenario() -> None:
+    done = tooltape("matrix", "--adapters", "reference", "--dialects", "openai_chat,ollama",
+                    "--tag", "truncation")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    names = [s.name for s in bundled_scenarios() if "truncation" in s.tags]
+    lines = done.stderr.splitlines()
+    assert (
+        lines[0] == f"tooltape matrix: {len(names)} scenarios x 2 dialects, {2 * len(names)} cells"
+    )
+    assert len(lines) == 1 + len(names)
+    for number, (line, name) in enumerate(zip(lines[1:], names, strict=True), start=1):
+        assert line.startswith(f"tooltape matrix: {number}/{len(names)} scenarios, ")
+        assert line.endswith(f" s ({name} done)")
+
+
+def test_the_table_has_a_legend_and_the_grid_names_whose_mark_is_whose(tmp_path: Path) -> None:
+    page = tmp_path / "m.html"
+    done = tooltape("matrix", "--dialects", "openai_chat,anthropic_messages",
+                    "--scenarios", "openai_golden,no_index_whole_calls",
+                    "--grid", "--html", page)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for status in ("✓ pass", "! hazard", "≠ differs", "✗ crashes", "· n/a", "unexpected"):
+        assert f"\n  {status}" in out, status
+    keys = "R reference, O langchain-openai, S openai-sdk, A langchain-anthropic, K anthropic-sdk"
+    assert f"grid keys: {keys}\n" in out
+    header = next(line for line in out.splitlines() if "ROS" in line)
+    assert "RAK" in header  # each dialect's subjects, in the order of its marks
+    text = page.read_text(encoding="utf-8")
+    assert "<h2>Legend</h2>" in text
+    for status in ("pass", "hazard", "differs", "crashes", "n/a", "unexpected"):
+        assert f"<th>{status}</th>" in text
+    badges = re.findall(r'data-subject="([^"]+)">.<sub>(.)</sub>', text)
+    assert {("reference", "R"), ("openai-sdk", "S"), ("anthropic-sdk", "K")} <= set(badges)
+    assert len({key for _, key in badges}) == len({name for name, _ in badges})
+
+
+def test_every_subject_has_its_own_key_letter() -> None:
+    from tooltape.plugin.cli.adapters import adapter_names
+    from tooltape.plugin.cli.legend import SUBJECT_KEYS
+
+    assert set(SUBJECT_KEYS) == set(adapter_names())
+    assert len(set(SUBJECT_KEYS.values())) == len(SUBJECT_KEYS)
 
 
 @pytest.mark.parametrize(
