@@ -5,7 +5,8 @@ subcommand of the ``tooltape`` group), so an example added to a docstring is
 tested without touching this file. Each runs in a fresh folder holding the
 inputs the examples name (body.sse, old.yaml, turns.yaml, mine.yaml, a corpus
 record ...). ``tooltape serve`` runs until Ctrl-C: it is started on a free
-port, must print its address, and must stop cleanly on SIGINT.
+port, must print its address and answer a request, and must stop cleanly
+(by itself with ``--once``, else on SIGTERM, its Ctrl-C).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import json
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,8 +115,25 @@ def _environment() -> dict[str, str]:
     return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
+def _post(url: str) -> int:
+    request = urllib.request.Request(
+        url, data=b"{}", headers={"content-type": "application/json"}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            response.read()
+            return int(response.status)
+    except urllib.error.HTTPError as error:  # the provider's own 400 for an empty body
+        return error.code
+
+
 def _serve(command: str, cwd: Path) -> None:
-    """Start the server as the example says (on a free port), see it listen, stop it."""
+    """Start the server as the example says (on a free port), ask it once, stop it.
+
+    After its banner the server gets one request (the banner's URL; a cassette's
+    path for a cassette); ``--once`` then stops by itself, the others on SIGTERM
+    (serve's Ctrl-C).
+    """
     command = re.sub(r"(--port|-p) \d+", r"\1 0", command)
     process = subprocess.Popen(
         ["bash", "-c", f"exec {command}"],
@@ -127,16 +146,22 @@ def _serve(command: str, cwd: Path) -> None:
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
-        assert first.startswith("tooltape serve: listening on http://127.0.0.1:"), (
-            first + process.stderr.read() if process.stderr else first
-        )
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        assert first.startswith("tooltape serve: listening on http://127.0.0.1:"), first
+        banner = process.stdout.readline()
+        if banner.startswith("replaying "):
+            url = first.split()[-1] + "/v1/chat/completions"  # weather.yaml is openai_chat
+            assert _post(url) == 200
+        else:
+            assert _post(banner.split("POST ")[1].split()[0]) < 500, banner
+        if "--once" not in command:
+            process.terminate()
+        out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
     assert process.returncode == 0, err
+    assert out.rstrip().endswith("stopped after 1 request(s)"), out
 
 
 @pytest.mark.parametrize("command", EXAMPLES)
