@@ -347,6 +347,12 @@ class ProviderRouter:
             (p for p in self.providers if method == "POST" and p.serves(host, port, path)), None
         )
 
+    def serves_host(self, url: str) -> bool:
+        """True when some provider lives at ``url``'s host and port (its traffic is ours)."""
+        if not self.match_host:
+            return True
+        return _host_port(url) in {(p.host, p.port) for p in self.providers}
+
     def dispatch(self, request: ProviderRequest, url: str) -> Wire:
         """Hand the request to its provider, or answer 404 naming the routes that exist."""
         provider = self.provider_for(request.method, url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -151,6 +152,18 @@ class _Results:
         self.cases: dict[tuple[str, str], str] = {}
         self.recorded: list[str] = []
         self.cassettes: set[str] = set()
+        self.narrowed = False
+        """Whether the run left tests out (``-k``, ``-m``, node ids), so unused means nothing."""
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Remember that some tests did not run: their cassettes are not "unused"."""
+        if items:
+            self.narrowed = True
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Remember a run narrowed to node ids (``test_x.py::test_y``)."""
+        if any("::" in str(arg) for arg in session.config.args):
+            self.narrowed = True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect the tooltape facts a test reported."""
@@ -176,7 +189,7 @@ class _Results:
             terminalreporter.section("tooltape cassettes recorded")
             for path in sorted(set(self.recorded)):
                 terminalreporter.write_line(f"  {path}")
-        unused = _unused_cassettes(self.cassettes)
+        unused = [] if self.narrowed else _unused_cassettes(self.cassettes)
         if unused:
             terminalreporter.section("tooltape cassettes not used by any test")
             for path in unused:
@@ -209,8 +222,23 @@ def _matrix_lines(cases: dict[tuple[str, str], str]) -> list[str]:
 
 
 def _unused_cassettes(used: set[str]) -> list[str]:
+    """Tooltape cassettes beside the used ones that no test opened.
+
+    Only files with tooltape's own ``tooltape:`` section count: vcrpy and
+    pytest-recording keep their cassettes in the same folders.
+    """
     from pathlib import Path
 
     folders = {Path(p).parent for p in used}
-    on_disk = {str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.yaml")}
-    return sorted(on_disk - used)
+    on_disk = {p for folder in folders if folder.is_dir() for p in folder.glob("*.yaml")}
+    return sorted(str(p) for p in on_disk if str(p) not in used and _is_tooltape_cassette(p))
+
+
+_TOOLTAPE_SECTION = re.compile(rb"^tooltape:", re.MULTILINE)
+
+
+def _is_tooltape_cassette(path: Any) -> bool:
+    try:
+        return _TOOLTAPE_SECTION.search(path.read_bytes()) is not None
+    except OSError:
+        return False

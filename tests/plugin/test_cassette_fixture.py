@@ -118,3 +118,22 @@ def test_summary_lists_cassettes_no_test_used(pytester: pytest.Pytester, monkeyp
     assert "weather.yaml" not in result.stdout.str().split("not used by any test")[1].replace(
         "old_test.yaml", ""
     )
+
+
+def test_the_unused_summary_speaks_only_of_tooltape_cassettes_and_tests_that_ran(
+    pytester: pytest.Pytester, monkeypatch
+):
+    monkeypatch.setenv("LIVE_PORT", str(free_port()))
+    pytester.makepyfile(test_weather=RECORD_AND_REPLAY)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tooltape-record-mode=once")
+    folder = pytester.path / "cassettes" / "test_weather"
+    # pytest-recording keeps its cassettes in the same folders: not tooltape's to report.
+    (folder / "test_other_tool.yaml").write_text("interactions: []\nversion: 1\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "not used by any test" not in result.stdout.str()
+
+    (folder / "weather_copy.yaml").write_text((folder / "weather.yaml").read_text())
+    narrowed = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "no_such_test")
+    narrowed.assert_outcomes(deselected=1)
+    assert "not used by any test" not in narrowed.stdout.str()
