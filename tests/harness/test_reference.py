@@ -4,17 +4,21 @@ import operator
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
     Plan,
     TooltapeUsageError,
+    find_hazards,
     pairwise_merge,
     reference_merge,
     stream_plan,
     to_message_chunks,
 )
+from tooltape.harness._reference import merge_input
 from tooltape.harness.strategies import planned_streams
 
 
@@ -128,3 +132,102 @@ def test_bad_deltas_get_an_error_naming_the_delta(deltas, message):
 def test_string_index_is_coerced_like_langchain_core():
     result = reference_merge([[_chunk("f", "", "c", 0)], [{"args": "{}", "index": "0"}]])
     assert result.calls() == [{"name": "f", "args": {}, "id": "c"}]
+
+
+# reference_merge builds its input messages without langchain-core's validators
+# (merge_input); these prove it merges exactly as the validated messages do.
+
+_BATCH = 25
+"""Streams per example: with the profile's budget (60 in CI, 100 in dev) thousands of streams."""
+
+
+def _validated_merge(deltas):
+    """langchain-core's normal path: validated messages, one n-ary merge, the last chunk."""
+    messages = to_message_chunks(deltas)
+    if not messages:
+        return None
+    return add_ai_message_chunks(*messages, AIMessageChunk(content="", chunk_position="last"))
+
+
+def _assert_same_merge(deltas):
+    result = reference_merge(deltas)
+    merged = _validated_merge(deltas)
+    if merged is None:
+        assert (result.chunks, result.tool_calls, result.invalid_tool_calls) == ([], [], [])
+        return
+    assert result.chunks == merged.tool_call_chunks
+    assert result.tool_calls == merged.tool_calls
+    assert result.invalid_tool_calls == merged.invalid_tool_calls
+    assert result.hazards == tuple(find_hazards(merged.tool_call_chunks))
+    cheap = merge_input(deltas)
+    assert [m.tool_call_chunks for m in cheap] == [
+        m.tool_call_chunks for m in to_message_chunks(deltas)
+    ]
+
+
+@given(st.lists(planned_streams(), min_size=_BATCH, max_size=_BATCH))
+def test_unvalidated_input_merges_like_validated_messages(streams):
+    for stream in streams:
+        _assert_same_merge(stream.deltas())
+
+
+_ODD_VALUES = {
+    "index": st.sampled_from(["0", "1", True, False, 1.0, 0.0, "x", [0]]),
+    "name": st.sampled_from([1, b"f", ["f"], None, ""]),
+    "args": st.sampled_from([1, b"{}", {"a": 1}, None, ""]),
+    "id": st.sampled_from([1, b"c", None, ""]),
+}
+
+
+@st.composite
+def _odd_deltas(draw):
+    """Drawn streams where some chunks carry values of other types, or miss keys."""
+    deltas = [list(message) for message in draw(planned_streams()).deltas()]
+    chunks = [(n, m) for n, message in enumerate(deltas) for m in range(len(message))]
+    if not chunks:
+        return deltas
+    for n, m in draw(st.lists(st.sampled_from(chunks), min_size=1, max_size=3)):
+        chunk = dict(deltas[n][m])
+        key = draw(st.sampled_from(sorted(_ODD_VALUES)))
+        if draw(st.booleans()):
+            chunk[key] = draw(_ODD_VALUES[key])
+        else:
+            chunk.pop(key, None)
+        if draw(st.booleans()):
+            chunk.pop("type", None)
+        deltas[n][m] = chunk
+    return deltas
+
+
+@given(st.lists(_odd_deltas(), min_size=_BATCH, max_size=_BATCH))
+def test_odd_types_are_coerced_or_rejected_like_validated_messages(streams):
+    for deltas in streams:
+        try:
+            expected = _validated_merge(deltas)
+        except TooltapeUsageError as error:
+            with pytest.raises(TooltapeUsageError) as raised:
+                reference_merge(deltas)
+            assert str(raised.value) == str(error)
+            continue
+        result = reference_merge(deltas)
+        assert expected is not None
+        assert result.chunks == expected.tool_call_chunks
+        assert result.tool_calls == expected.tool_calls
+        assert result.invalid_tool_calls == expected.invalid_tool_calls
+
+
+def test_cheap_messages_are_langchain_messages_apart_from_parsed_calls():
+    for cheap, full in zip(
+        merge_input(LANGCHAIN_DOCS_STREAM), to_message_chunks(LANGCHAIN_DOCS_STREAM), strict=True
+    ):
+        assert cheap.tool_calls == [] and full.tool_calls
+        assert cheap.model_copy(
+            update={"tool_calls": full.tool_calls, "invalid_tool_calls": full.invalid_tool_calls}
+        ) == full
+
+
+def test_malformed_chunk_in_a_long_stream_names_its_delta():
+    deltas = [[_chunk("f", "", "c", 0)]] + [[_chunk(None, "x", None, 0)]] * 500
+    deltas[300] = [{"args": "x", "index": 0, "id": 7}]
+    with pytest.raises(TooltapeUsageError, match="delta 300: langchain-core rejects its chunks"):
+        reference_merge(deltas)
