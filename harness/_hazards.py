@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
+from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness._models import Hazard
 
@@ -56,9 +57,21 @@ def is_repeated_name(name: str, known_names: Iterable[str] = ()) -> str | None:
     return base
 
 
-def _is_valid(chunk: ToolCallChunk) -> bool:
-    """Ask langchain-core whether this merged chunk alone makes a valid call."""
-    return bool(AIMessageChunk(content="", tool_call_chunks=[chunk]).tool_calls)
+def _validity(chunks: Sequence[ToolCallChunk]) -> list[bool]:
+    """Ask langchain-core which merged chunks make a valid call, in one message.
+
+    Each chunk becomes one valid or one invalid call; the ids are swapped for the
+    chunks' positions to tell them apart (parsing the arguments never reads the id).
+    """
+    marked = [
+        tool_call_chunk(
+            name=chunk.get("name"), args=chunk.get("args"), id=str(n), index=chunk.get("index")
+        )
+        for n, chunk in enumerate(chunks)
+    ]
+    message = AIMessageChunk(content="", tool_call_chunks=marked)
+    valid = {int(str(call["id"])) for call in message.tool_calls}
+    return [position in valid for position in range(len(chunks))]
 
 
 def _args_problem(args: str | None) -> str | None:
@@ -90,8 +103,10 @@ def find_hazards(
     hazards: list[Hazard] = []
     seen_ids: set[str] = set()
     lanes = _Lanes()
+    if valid is None:
+        valid = _validity(chunks)
     for position, chunk in enumerate(chunks):
-        is_valid = valid[position] if valid is not None else _is_valid(chunk)
+        is_valid = valid[position]
         hazards.extend(_chunk_hazards(position, chunk, lanes, known, is_valid))
         lanes.add(chunk)
         call_id, name = chunk.get("id"), chunk.get("name")

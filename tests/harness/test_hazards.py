@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
@@ -12,7 +12,7 @@ from tooltape.harness import (
     reference_merge,
     stream_plan,
 )
-from tooltape.harness._hazards import _Lanes
+from tooltape.harness._hazards import _Lanes, _validity
 from tooltape.harness.strategies import planned_streams
 
 PLAN = Plan(
@@ -143,3 +143,9 @@ def test_hazards_on_thousands_of_calls_finish():
     ]
     hazards = find_hazards(chunks)
     assert sum(h.kind == "orphan_fragment" for h in hazards) == 7_999
+
+
+@given(_drawn_chunks)
+def test_validity_in_one_message_is_each_chunks_own(chunks):
+    alone = [bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls) for c in chunks]
+    assert _validity(chunks) == alone
