@@ -147,5 +147,6 @@ def test_hazards_on_thousands_of_calls_finish():
 
 @given(_drawn_chunks)
 def test_validity_in_one_message_is_each_chunks_own(chunks):
+    chunks = [c for c in chunks if not isinstance(c["index"], str)]  # langchain-core rejects them
     alone = [bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls) for c in chunks]
     assert _validity(chunks) == alone
