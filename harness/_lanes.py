@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import ToolCallChunk
 
-from tooltape.harness._reference import DeltasLike, to_message_chunks
+from tooltape.harness._reference import DeltasLike, merge_input
 
 __all__ = ["draw_lanes"]
 
@@ -64,7 +64,7 @@ def draw_lanes(
     Returns:
         The drawing, without a trailing newline.
     """
-    rows = [list(message.tool_call_chunks) for message in to_message_chunks(deltas)]
+    rows = [list(message.tool_call_chunks) for message in merge_input(deltas)]
     lanes = sorted({chunk.get("index") for row in rows for chunk in row}, key=_lane_key)
     if not lanes:
         lanes = [None]
