@@ -240,6 +240,14 @@ class Scrubber:
     ) -> RecordedRequest | None:
         """The request as it may be written (``None``: a hook left it out of the cassette)."""
         request = self.clean(method, uri, headers, body)
+        finder = self.finder()  # a secret this request also echoes (its message, say)
+        if finder:
+            request = replace(
+                request,
+                uri=finder.mask_text(request.uri),
+                headers=tuple((k, finder.mask_text(v)) for k, v in request.headers),
+                body=finder.mask(request.body),
+            )
         return _hooked(self.rules.before_request, request, RecordedRequest, "before_record_request")
 
     def response(self, response: RecordedResponse) -> RecordedResponse | None:

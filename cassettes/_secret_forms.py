@@ -4,7 +4,7 @@ A secret is found:
 
 - raw, JSON-escaped or ``\u``-escaped, in any mix and at any escaping depth
   (each character as itself, as ``\uXXXX`` in either hex case, as ``\"`` or
-  ``\\\"``...), or percent-encoded (each UTF-8 byte as ``%XX``): the text is
+  ``\\\"``...), or percent-encoded (each UTF-8 byte as ``%XX``, a space as ``+`` too): the text is
   read once with every escape decoded, each decoded byte remembering the bytes
   it came from, and the secret is searched for in that reading;
 - base64, standard or URL-safe, at any of the three alignments it can take
@@ -32,8 +32,11 @@ _MIN_WORDLIKE = 16
 
 _ESCAPE = re.compile(
     rb"\\+u[dD][89abAB][0-9a-fA-F]{2}\\+u[dD][c-fC-F][0-9a-fA-F]{2}"  # a surrogate pair
-    rb"|\\+u[0-9a-fA-F]{4}|\\+[^u\\]|%[0-9a-fA-F]{2}"
+    rb"|\\+u[0-9a-fA-F]{4}|\\+.?|%[0-9a-fA-F]{2}",
+    re.DOTALL,
 )
+_ESCAPE_PLUS = re.compile(_ESCAPE.pattern + rb"|\+", re.DOTALL)
+"""Also ``+`` for a space (form encoding), read separately: elsewhere ``+`` is itself."""
 _SHORT = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
 
 
@@ -47,6 +50,8 @@ def worth_sweeping(value: str) -> bool:
 
 
 def _decode(token: bytes) -> bytes:
+    if token == b"+":
+        return b" "
     if token.startswith(b"%"):
         return bytes([int(token[1:], 16)])
     units = [int(u, 16) for u in re.findall(rb"u([0-9a-fA-F]{4})", token)]
@@ -54,16 +59,18 @@ def _decode(token: bytes) -> bytes:
         return chr(0x10000 + ((units[0] - 0xD800) << 10) + (units[1] - 0xDC00)).encode()
     if units:
         return chr(units[0]).encode("utf-8", "surrogatepass")
-    last = token[-1:]
-    return _SHORT.get(last, last)
+    rest = token.lstrip(b"\\")
+    if (len(token) - len(rest)) % 2 == 0:  # escaped backslashes, then a plain character
+        return b"\\" + rest
+    return _SHORT.get(rest, rest)
 
 
 class _Reading:
     """``data`` with every escape decoded, and where each decoded byte came from."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, plus: bool = False) -> None:
         self.data = data
-        if b"\\" not in data and b"%" not in data:
+        if b"\\" not in data and b"%" not in data and not plus:
             self.text = data
             self._starts: list[int] = []
             return
@@ -71,7 +78,7 @@ class _Reading:
         self._starts = []  # decoded offset where each escape's bytes begin
         self._spans: list[tuple[int, int, int]] = []  # (decoded end, data start, data end)
         decoded = done = 0
-        for match in _ESCAPE.finditer(data):
+        for match in (_ESCAPE_PLUS if plus else _ESCAPE).finditer(data):
             start, end = match.span()
             parts.append(data[done:start])
             decoded += start - done
@@ -128,19 +135,25 @@ class SecretFinder:
             for s in self.secrets
         ]
 
+        self._spaces = any(" " in s for s in self.secrets)
+
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
     def _spans(self, data: bytes, first_only: bool) -> list[tuple[str, int, int]]:
         reading = _Reading(data)
+        spaced = _Reading(data, plus=True) if b"+" in data and self._spaces else None
         found = []
         for secret, raw, cores in self._needles:
             spans = reading.spans(raw)
-            for core in cores:
-                at = data.find(core)
+            if spaced is not None and " " in secret:
+                spans += spaced.spans(raw)
+            # Raw too: the reading decodes what only looks like an escape (``\b`` in ``a\back``).
+            for literal in (raw, *cores) if reading.text is not data else cores:
+                at = data.find(literal)
                 while at >= 0:
-                    spans.append((at, at + len(core)))
-                    at = data.find(core, at + 1)
+                    spans.append((at, at + len(literal)))
+                    at = data.find(literal, at + 1)
             found += [(secret, a, b) for a, b in spans[: 1 if first_only else None]]
         return found
 
