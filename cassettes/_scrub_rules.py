@@ -61,7 +61,8 @@ class ScrubRules:
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest known names, or nothing."""
-    close = difflib.get_close_matches(name, list(known), n=2)
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=2) or [k for k in known if name in k][:2]
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 

@@ -50,10 +50,16 @@ _CASSETTE_KWARGS = ("name", "record_mode", "block_network", *USE_CASSETTE_KWARGS
 _SCENARIO_KWARGS = ("names", "dialects", "tags")
 
 
+def _closest(name: str, accepted: tuple[str, ...]) -> list[str]:
+    """The accepted names closest to ``name`` (spelled alike, or holding it: mode, record_mode)."""
+    close = difflib.get_close_matches(name, accepted, n=2)
+    return close or [a for a in accepted if name in a][:2]
+
+
 def _unknown(names: Iterable[str], accepted: tuple[str, ...]) -> str:
     """``unknown argument(s) ['x'] (did you mean 'y'?)``."""
     names = sorted(names)
-    close = [c for n in names for c in difflib.get_close_matches(n, accepted, n=2)]
+    close = [c for n in names for c in _closest(n, accepted)]
     hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
     return f"unknown argument(s) {names}{hint}"
 
