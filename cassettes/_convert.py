@@ -85,7 +85,7 @@ def convert_corpus_record(record: Mapping[str, Any], *, label: str = "<record>")
     if "/" not in content_type:  # absent, or "**REDACTED**" by the source's own filter
         content_type = dialect.media_type
     scrubber = Scrubber(request_headers=None)
-    recorded_request = scrubber.request(
+    recorded_request = scrubber.clean(
         str(record.get("request_method") or "POST"),
         _field(record, "request_url", label, str),
         [("content-type", "application/json")],

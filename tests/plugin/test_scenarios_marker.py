@@ -63,7 +63,8 @@ def test_tags_and_the_dialect_option_filter(pytester: pytest.Pytester):
     [
         (
             'tooltape_scenarios(tag=["x"])',
-            "unknown argument(s) ['tag']; accepted arguments: names, dialects, tags",
+            "unknown argument(s) ['tag'] (did you mean 'tags'?); "
+            "accepted arguments: names, dialects, tags",
         ),
         ('tooltape_scenarios("golden")', "positional arguments ('golden',) are not accepted"),
         ("tooltape_scenarios(names=[1])", "names must be a string or a list of strings, got [1]"),
