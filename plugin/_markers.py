@@ -39,6 +39,20 @@ def _reject(marker: str, item_name: str, problem: str, accepted: tuple[str, ...]
     )
 
 
+def _check_kwargs(marker: str, mark: pytest.Mark, item_name: str, known: tuple[str, ...]) -> None:
+    if set(mark.kwargs) <= set(known):
+        return
+    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+
+    check_names(
+        "argument",
+        sorted(mark.kwargs),
+        known,
+        error=pytest.UsageError,
+        prefix=f"tooltape: @pytest.mark.{marker} on {item_name}: ",
+    )
+
+
 def cassette_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, Any]:
     """Validate ``tooltape_cassette`` and return its arguments by name."""
     if len(mark.args) > 1:
@@ -49,9 +63,7 @@ def cassette_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, Any]:
             f"{mark.args!r}, expected at most the cassette name",
             _CASSETTE_KWARGS,
         )
-    unknown = sorted(set(mark.kwargs) - set(_CASSETTE_KWARGS))
-    if unknown:
-        _reject("tooltape_cassette", item_name, f"unknown argument(s) {unknown}", _CASSETTE_KWARGS)
+    _check_kwargs("tooltape_cassette", mark, item_name, _CASSETTE_KWARGS)
     kwargs = dict(mark.kwargs)
     if mark.args:
         if "name" in kwargs:
@@ -91,7 +103,5 @@ def scenarios_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, tupl
             f"positional arguments {mark.args!r} are not accepted; use names=[...]",
             _SCENARIO_KWARGS,
         )
-    unknown = sorted(set(mark.kwargs) - set(_SCENARIO_KWARGS))
-    if unknown:
-        _reject("tooltape_scenarios", item_name, f"unknown argument(s) {unknown}", _SCENARIO_KWARGS)
+    _check_kwargs("tooltape_scenarios", mark, item_name, _SCENARIO_KWARGS)
     return {key: _names(mark.kwargs.get(key), key, item_name) for key in _SCENARIO_KWARGS}
