@@ -29,9 +29,10 @@ def _shown(name: object) -> str:
 
 def _suggestion(name: str, known: Sequence[str]) -> str:
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-    if not close:
-        lowered = {k.lower(): k for k in known}
-        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    if not close:  # 'mode' for 'record_mode', 'OpenAI_Chat' for 'openai_chat'
+        typed = name.lower()
+        close = [k for k in known if len(typed) >= 3 and (typed in k.lower() or k.lower() in typed)]
+        close = close[:3]
     return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 

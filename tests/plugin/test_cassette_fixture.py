@@ -87,7 +87,8 @@ def test_marker_arguments_are_checked(pytester: pytest.Pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     out = result.stdout.str()
-    assert "unknown argument(s) ['mode']; accepted arguments: name, record_mode, " in out
+    assert "unknown argument 'mode' (did you mean 'record_mode'?)" in out
+    assert "known arguments: allow_repeats, allow_unplayed, block_network, " in out
     assert "match_on" in out and "allow_unplayed" in out and "dialect" in out
     assert "Traceback" not in result.stdout.str()
 
