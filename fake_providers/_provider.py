@@ -21,7 +21,15 @@ from urllib.parse import urlsplit
 
 from tooltape.fake_providers._dialect import Dialect, get_dialect
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.harness import Plan, PlannedStream, Quirk, Scenario, parse_quirk
+from tooltape.harness import (
+    Plan,
+    PlannedStream,
+    Quirk,
+    Scenario,
+    is_repeated_name,
+    parse_quirk,
+    reference_merge,
+)
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 
 __all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
@@ -146,6 +154,8 @@ class FakeProvider:
         self._played = 0
         self._lock = threading.Lock()
         self._turnless: list[str] = []
+        self._call_ids: set[str] = set()
+        self._tool_names: list[str] = []
         self.requests: list[ProviderRequest] = []
         """Every request this provider received, in order."""
         self.rejected: list[tuple[ProviderRequest, ProviderError]] = []
@@ -176,14 +186,20 @@ class FakeProvider:
 
         Returns:
             The provider, so turns chain: ``provider.stream(a).then(b)``.
+
+        A plan's numbered ids (``call_<n>``, the ones it filled in) move past the
+        ids earlier turns streamed, so turns of one conversation never share an id;
+        ids the plan was given are streamed as they are.
         """
         if seed is None:
             seed = (plan.seed if isinstance(plan, Scenario) else 0) + len(self._turns)
         if isinstance(plan, Scenario):
             quirks = (*plan.quirks, *quirks)
             plan = plan.plan
+        plan = self._fresh_ids(plan)
         quirks = tuple(parse_quirk(q) for q in quirks)
         wire = plan if isinstance(plan, Wire) else self.dialect.render(plan, quirks, seed)
+        self._note_tools(plan, wire)
         names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []
         label = f"turn {len(self._turns) + 1}: stream" + (
             f" calling {', '.join(names)}" if names else ""
@@ -194,6 +210,39 @@ class FakeProvider:
         return self
 
     then = stream
+
+    def _note_tools(self, plan: Plan | PlannedStream | Wire, wire: Wire) -> None:
+        """Remember the tools the turn calls (a wire's are what its calls merge to)."""
+        if isinstance(plan, Wire):
+            try:
+                calls = reference_merge(self.dialect.parse(wire.body)).chunks
+            except (TooltapeUsageError, ValueError):  # not a tool stream: it declares none
+                calls = []
+            # A wire that repeats the name (``get_weatherget_weather``) still calls get_weather.
+            names = [is_repeated_name(n) or n for n in (str(c.get("name") or "") for c in calls)]
+        else:
+            names = [c.name for c in (plan.plan if isinstance(plan, PlannedStream) else plan).calls]
+        for name in names:
+            if name and name not in self._tool_names:
+                self._tool_names.append(name)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The tools the scripted turns call, in first-call order (what a client would bind)."""
+        return tuple(self._tool_names)
+
+    def _fresh_ids(self, plan: Plan | PlannedStream | Wire) -> Plan | PlannedStream | Wire:
+        """Move a plan's numbered ids past the ids earlier turns streamed.
+
+        A planned stream's fragments already carry their ids, and a wire its bytes:
+        both are streamed as given.
+        """
+        if isinstance(plan, Plan):
+            plan = plan.with_fresh_ids(self._call_ids)
+            self._call_ids |= {call.id for call in plan.calls if call.id}
+        elif isinstance(plan, PlannedStream):
+            self._call_ids |= {call.id for call in plan.plan.calls if call.id}
+        return plan
 
     def error(self, status: int, body: Mapping[str, Any] | None = None) -> Self:
         """Queue an HTTP error turn: ``status`` with a JSON ``body``.
