@@ -31,6 +31,7 @@ from tooltape.harness import (
     reference_merge,
 )
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
+from tooltape.harness._served import remember_served
 
 __all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
 
@@ -317,6 +318,9 @@ class FakeProvider:
                 )
             turn = self._turns[self._played]
             self._played += 1
+            if turn.wire.status == 200:  # assert_merge on the message draws these lanes
+                body, parse = turn.wire.body, self.dialect.parse
+                remember_served(lambda: parse(body))
             return turn.wire
 
     def assert_all_played(self) -> None:
@@ -325,6 +329,7 @@ class FakeProvider:
         Raises:
             TooltapeAssertionError: Naming the unplayed turns and the unexpected requests.
         """
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         problems = [f"{t.label} was not played" for t in self._turns[self._played :]]
         problems += self._turnless
         if problems:
@@ -386,6 +391,7 @@ class ProviderRouter:
 
     def assert_all_played(self) -> None:
         """Fail when any provider left turns unplayed or a request found no route or turn."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         failures = []
         for provider in self.providers:
             try:

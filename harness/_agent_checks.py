@@ -303,6 +303,7 @@ def assert_agent_run_healthy(
     Raises:
         AgentRunUnhealthy: Listing every diagnosis not allowed.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     allowed = set(allow)
     found = diagnose_agent_run(messages, tools=tools, finished=finished)
     found = [d for d in found if d.kind not in allowed]

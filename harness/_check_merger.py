@@ -227,6 +227,7 @@ def check_merger(
             reference's hazards, a diff and a runnable reproduction.
         TooltapeUsageError: An unknown quirk kind or hazard policy.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     judge = _Judge(fn, ignore_ids, _check_policy(on_reference_hazard))
     allowed = _allowed_kinds(kinds, exclude_kinds)
     on_hazard: Counterexample | None = None
@@ -262,6 +263,7 @@ def check_rechunking(
     Raises:
         MergeMismatch: With the shrunk stream drawn as lanes and the diff.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     streams = _streams(plans_strategy, quirk_sets(lossless_only=True), None, ())
     judge = _Judge(fn, False, "require")
     found = _fuzz(judge, streams, _key("check_rechunking", fn, judge), max_examples, derandomize)

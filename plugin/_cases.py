@@ -93,6 +93,7 @@ class ScenarioCase:
 
     def assert_merge(self, subject: SubjectLike, *, ignore_ids: bool = False) -> MergeResult:
         """Assert the subject merged the stream as the reference did (hazards included)."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         return assert_merge(subject, self.reference, allow_hazards=True, ignore_ids=ignore_ids)
 
 

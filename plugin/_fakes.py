@@ -66,7 +66,6 @@ class ScriptedProvider(FakeProvider):
 
     then = stream
 
-
     def chat_model(self, **kwargs: Any) -> Any:
         """A LangChain chat model for this dialect, pointed at this provider (streaming on).
 
