@@ -164,7 +164,21 @@ def resolve(
     marker_kwargs: Mapping[str, Any] | None = None,
     fixture_config: Mapping[str, Any] | None = None,
 ) -> Any:
-    """A setting's value for one test: CLI > marker > ``tooltape_config`` > ini > default."""
+    """A setting's value for one test: CLI > marker > ``tooltape_config`` > ini > default.
+
+    Raises:
+        pytest.UsageError: ``tooltape_config`` holds a key that is no setting.
+    """
+    if fixture_config and not set(fixture_config) <= set(SETTINGS):
+        from tooltape.harness._names import check_names  # only on a mistake
+
+        check_names(
+            "setting",
+            sorted(fixture_config),
+            SETTINGS,
+            error=pytest.UsageError,
+            prefix="tooltape: the tooltape_config fixture: ",
+        )
     setting = SETTINGS[name]
     cli = config.getoption(setting.dest)
     if cli is not None:

@@ -94,5 +94,5 @@ def test_histories_carry_exactly_the_faults_they_report(drawn):
 
 
 def test_histories_arguments_are_checked():
-    with pytest.raises(TooltapeUsageError, match="unknown fault .gremlins.; known faults: "):
+    with pytest.raises(TooltapeUsageError, match="unknown fault 'gremlins'; known faults: "):
         histories(faults=["gremlins"])

@@ -162,3 +162,21 @@ def test_scenarios_with_a_tag_no_scenario_in_the_dialect_has_is_an_error(capsys)
     code, out, err = _cli(capsys, "scenarios", "--tag", "names", "--dialect", "gemini")
     assert code == 2, out
     assert "no bundled scenario with the tag(s) names renders in gemini" in err
+
+
+def test_an_unknown_key_in_tooltape_config_fails_the_test_with_the_close_name(pytester):
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture
+        def tooltape_config():
+            return {"sed": 3}
+        """
+    )
+    pytester.makepyfile("def test_x(tooltape_seed): pass")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*tooltape: the tooltape_config fixture: unknown setting 'sed' (did you mean 'seed'?)*"]
+    )
