@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, get_args
 
 from langchain_core.messages import AIMessage
 
@@ -13,6 +13,7 @@ from tooltape.harness._errors import HazardFound, MergeMismatch, TooltapeUsageEr
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._lanes import draw_lanes
 from tooltape.harness._models import HazardKind, MergeResult, Plan, ToolCallDict
+from tooltape.harness._names import check_names
 from tooltape.harness._reference import DeltasLike, merge_result_from_message, reference_merge
 from tooltape.harness._served import served_stream
 
@@ -88,6 +89,7 @@ def _allowed(allow_hazards: bool | Iterable[HazardKind]) -> Callable[[HazardKind
     if allow_hazards is False:
         return lambda kind: False
     kinds = set(allow_hazards)
+    check_names("hazard kind", kinds, get_args(HazardKind), prefix="assert_merge(allow_hazards=...): ")
     return lambda kind: kind in kinds
 
 

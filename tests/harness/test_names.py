@@ -6,7 +6,15 @@ import pytest
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import get_dialect
-from tooltape.harness import TooltapeUsageError, parse_quirk, select_scenarios
+from tooltape.harness import (
+    Plan,
+    TooltapeUsageError,
+    assert_agent_run_healthy,
+    assert_merge,
+    check_merger,
+    parse_quirk,
+    select_scenarios,
+)
 from tooltape.harness._names import check_names, unknown_name, unknown_name_message
 from tooltape.harness.strategies import histories, quirk_sets
 
@@ -68,6 +76,18 @@ def test_the_error_class_and_prefix_are_the_callers():
         (
             lambda: select_scenarios(bundled_scenarios(), names=["parallel_interleavd"]),
             "unknown scenario 'parallel_interleavd' (did you mean 'parallel_interleaved'",
+        ),
+        (
+            lambda: assert_merge([], Plan(), allow_hazards=["dupliate_id"]),
+            "unknown hazard kind 'dupliate_id' (did you mean 'duplicate_id'?)",
+        ),
+        (
+            lambda: check_merger(lambda deltas: [], on_reference_hazard="requre"),
+            "(did you mean 'require'?)",
+        ),
+        (
+            lambda: assert_agent_run_healthy([], allow=["dropped_reslt"]),
+            "unknown diagnosis kind 'dropped_reslt' (did you mean 'dropped_result'",
         ),
         (
             lambda: select_scenarios(bundled_scenarios(), tags=["truncatoin"]),
