@@ -108,3 +108,17 @@ def test_a_message_from_no_fake_draws_no_lanes():
         assert_merge(message, Plan(calls=[{"name": "y"}]))
     assert "tooltape fake served" not in str(raised.value)
     assert "index 0" not in str(raised.value)
+
+
+def test_a_message_from_the_fake_chat_model_draws_its_lanes():
+    from tooltape.cassettes import get_scenario
+    from tooltape.fake_providers import FakeToolStreamingModel
+    from tooltape.harness import MergeMismatch, Plan, assert_merge
+
+    model = FakeToolStreamingModel(turns=[get_scenario("parallel_interleaved")])
+    message = model.invoke("hi")
+    with pytest.raises(MergeMismatch) as raised:
+        assert_merge(message, Plan(calls=[{"name": "get_weather", "args": {"city": "Rome"}}]))
+    text = str(raised.value)
+    assert "the stream the tooltape fake served for this message:" in text
+    assert "index 0" in text and "index 1" in text
