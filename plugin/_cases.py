@@ -144,6 +144,10 @@ def build_cases(
     for name in chosen:
         get_dialect(name)  # raises a usage error naming the closest known dialects
     check_dialect_option(dialect_filter)
+    known = dialect_names(profiles=True)
+    for scenario in scenarios:  # a scenario file's own list is typed by hand too
+        where = f"scenario {scenario.name!r}, dialects: "
+        check_names("dialect", scenario.dialects or (), known, prefix=where)
     cases = [
         ScenarioCase(scenario, dialect, scenario.seed or seed)
         for scenario in scenarios

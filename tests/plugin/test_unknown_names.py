@@ -180,3 +180,22 @@ def test_an_unknown_key_in_tooltape_config_fails_the_test_with_the_close_name(py
     result.stdout.fnmatch_lines(
         ["*tooltape: the tooltape_config fixture: unknown setting 'sed' (did you mean 'seed'?)*"]
     )
+
+
+def test_a_hook_scenario_that_names_an_unknown_dialect_fails_collection(pytester):
+    pytester.makeconftest(
+        """
+        from tooltape.harness import Plan, Scenario
+
+        def pytest_tooltape_scenarios(config):
+            plan = Plan(calls=[{"name": "f"}])
+            return [
+                Scenario(name="mine", description="x", plan=plan, dialects=["openai_chta"])
+            ]
+        """
+    )
+    result = _marked(pytester, 'tooltape_scenarios(names=["mine"])')
+    result.assert_outcomes(errors=1)
+    assert "scenario 'mine', dialects: unknown dialect 'openai_chta' (did you mean" in (
+        result.stdout.str()
+    )
