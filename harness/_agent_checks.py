@@ -306,7 +306,12 @@ def assert_agent_run_healthy(
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not ours
     allowed = set(allow)
-    check_names("diagnosis kind", allowed, get_args(DiagnosisKind), prefix="assert_agent_run_healthy(allow=...): ")
+    check_names(
+        "diagnosis kind",
+        allowed,
+        get_args(DiagnosisKind),
+        prefix="assert_agent_run_healthy(allow=...): ",
+    )
     found = diagnose_agent_run(messages, tools=tools, finished=finished)
     found = [d for d in found if d.kind not in allowed]
     if found:

@@ -89,7 +89,9 @@ def _allowed(allow_hazards: bool | Iterable[HazardKind]) -> Callable[[HazardKind
     if allow_hazards is False:
         return lambda kind: False
     kinds = set(allow_hazards)
-    check_names("hazard kind", kinds, get_args(HazardKind), prefix="assert_merge(allow_hazards=...): ")
+    check_names(
+        "hazard kind", kinds, get_args(HazardKind), prefix="assert_merge(allow_hazards=...): "
+    )
     return lambda kind: kind in kinds
 
 

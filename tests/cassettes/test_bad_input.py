@@ -200,7 +200,11 @@ CASES = [
     ),
     ("reads beyond body", _load(_set(*RESP, "tooltape", "reads", [10, 10**7])), "inside the"),
     ("reads text", _load(_set(*RESP, "tooltape", "reads", ["10"])), "increasing byte offsets"),
-    ("tooltape key", _load(_set(*RESP, "tooltape", "colour", 1)), "unknown key 'colour'; known keys: aborted, reads"),
+    (
+        "tooltape key",
+        _load(_set(*RESP, "tooltape", "colour", 1)),
+        "unknown key 'colour'; known keys: aborted, reads",
+    ),
     ("aborted number", _load(_set(*RESP, "tooltape", "aborted", 3)), "response.tooltape.aborted"),
     ("metadata field", _load(_set("tooltape", "colour", "red")), "tooltape.colour: Extra inputs"),
     (
