@@ -36,6 +36,7 @@ from tooltape.cassettes._model import (
     RecordedRequest,
     RecordedResponse,
 )
+from tooltape.harness._names import unknown_name_message
 
 __all__ = ["cassette_from_data", "cassette_to_data"]
 
@@ -179,13 +180,16 @@ def _status(fields: _Fields, response: Mapping[str, Any]) -> tuple[int, str]:
     return code, str(reason or "")
 
 
+_EXTRA_KEYS = ("aborted", "reads")
+
+
 def _extra(fields: _Fields, data: Any, size: int) -> tuple[tuple[int, ...] | None, str | None]:
     if data is None:
         return None, None
     extra = fields.mapping(data, "response.tooltape")
-    unknown = sorted(set(extra) - {"reads", "aborted"})
+    unknown = sorted(set(extra) - set(_EXTRA_KEYS))
     if unknown:
-        raise fields.fail("response.tooltape", f"unknown key(s) {unknown}; known: aborted, reads")
+        raise fields.fail("response.tooltape", unknown_name_message("key", unknown, _EXTRA_KEYS))
     reads = extra.get("reads")
     boundaries: tuple[int, ...] | None = None
     if reads is not None:

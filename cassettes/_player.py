@@ -268,5 +268,6 @@ class CassettePlayer(ProviderRouter):
 
     def assert_all_played(self) -> None:
         """Fail on an unmatched request, then on unplayed interactions."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         self.check_unmatched()
         self.check_unplayed()

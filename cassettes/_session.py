@@ -55,6 +55,7 @@ from tooltape.cassettes._store import (
 )
 from tooltape.fake_providers import Wire
 from tooltape.harness import Quirk
+from tooltape.harness._names import unknown_name
 
 __all__ = [
     "RECORD_MODES",
@@ -105,9 +106,7 @@ class CassetteSession:
     ) -> None:
         """Prepare a session; see :func:`use_cassette` for the arguments."""
         if record_mode not in RECORD_MODES:
-            raise CassetteError(
-                f"unknown record mode {record_mode!r}; record modes: {', '.join(RECORD_MODES)}"
-            )
+            raise unknown_name("record mode", record_mode, RECORD_MODES, error=CassetteError)
         self.path = Path(path)
         self.record_mode = record_mode
         self.allow_unplayed = allow_unplayed

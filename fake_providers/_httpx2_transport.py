@@ -87,6 +87,7 @@ class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
     def assert_all_played(self) -> None:
         """Fail when a turn went unplayed, or a request found no route or turn left."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         self.router.assert_all_played()
 
 

@@ -22,6 +22,7 @@ from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Plan
+from tooltape.harness._names import check_names
 from tooltape.harness._quirks import Quirk, parse_quirk
 
 __all__ = ["Scenario", "ScenarioFileError", "load_scenarios", "select_scenarios"]
@@ -162,19 +163,23 @@ def select_scenarios(
 ) -> list[Scenario]:
     """Filter by name (exact, in the order given) and by tags (any of them).
 
+    A filter that selects nothing is a mistake, never an empty run.
+
     Raises:
-        TooltapeUsageError: A name matches no scenario; the message lists the known ones.
+        TooltapeUsageError: A name or tag matches no scenario (the message suggests the
+            closest known ones), or the names and tags together select nothing.
     """
-    pool = list(scenarios)
+    pool = everything = list(scenarios)
     if names is not None:
         by_name = {s.name: s for s in pool}
-        unknown = [n for n in names if n not in by_name]
-        if unknown:
-            raise TooltapeUsageError(
-                f"unknown scenario(s) {unknown}; known: {', '.join(sorted(by_name))}"
-            )
+        check_names("scenario", names, by_name)
         pool = [by_name[n] for n in names]
     if tags is not None:
+        check_names("tag", tags, {tag for s in everything for tag in s.tags})
         wanted = set(tags)
         pool = [s for s in pool if wanted & set(s.tags)]
+        if not pool:
+            raise TooltapeUsageError(
+                f"no scenario among {', '.join(names or ())} has the tag(s) {', '.join(tags)}"
+            )
     return pool

@@ -7,8 +7,6 @@ from collections.abc import Sequence
 
 import click
 
-from tooltape.harness import TooltapeUsageError
-
 __all__ = ["differential"]
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -40,8 +38,6 @@ def differential(
     pool = select_scenarios(
         bundled_scenarios(), names=list(scenarios) or None, tags=list(tags) or None
     )
-    if not pool:
-        raise TooltapeUsageError(f"no bundled scenario has the tag(s) {', '.join(tags)}")
     rows = differential_table(pool)
     if disagreements_only:
         rows = [row for row in rows if not row.agree]

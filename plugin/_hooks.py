@@ -50,8 +50,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     for name in SETTINGS:
         session_value(config, name)
+    _check_dialect_option(config)
     if not hasattr(config, "workerinput"):  # xdist workers report; the controller summarizes
         config.pluginmanager.register(_Results(), "tooltape-results")
+
+
+def _check_dialect_option(config: pytest.Config) -> None:
+    names = session_value(config, "dialects")
+    if not names:
+        return  # the dialects load only when a name needs checking
+    from tooltape.harness import TooltapeUsageError
+    from tooltape.plugin._cases import check_dialect_option
+
+    try:
+        check_dialect_option(names)
+    except TooltapeUsageError as error:
+        raise pytest.UsageError(
+            f"tooltape: --tooltape-dialects / tooltape_dialects: {error}"
+        ) from None
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -100,10 +116,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         raise pytest.Collector.CollectError(
             f"tooltape: {error} (in @pytest.mark.tooltape_scenarios on {name})"
         ) from None
-    if not cases:
+    if not cases:  # --tooltape-dialects deselected every dialect this test runs on
+        only = ",".join(session_value(config, "dialects"))
+        reason = f"tooltape: --tooltape-dialects={only} leaves none of this test's dialects"
         metafunc.parametrize(
             "tooltape_case",
-            [pytest.param(None, marks=pytest.mark.skip(reason="tooltape: no scenario x dialect"))],
+            [pytest.param(None, marks=pytest.mark.skip(reason=reason))],
             indirect=True,
         )
         return

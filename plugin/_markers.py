@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -50,34 +49,39 @@ _CASSETTE_KWARGS = ("name", "record_mode", "block_network", *USE_CASSETTE_KWARGS
 _SCENARIO_KWARGS = ("names", "dialects", "tags")
 
 
-def _closest(name: str, accepted: tuple[str, ...]) -> list[str]:
-    """The accepted names closest to ``name`` (spelled alike, or holding it: mode, record_mode)."""
-    close = difflib.get_close_matches(name, accepted, n=2)
-    return close or [a for a in accepted if name in a][:2]
-
-
-def _unknown(names: Iterable[str], accepted: tuple[str, ...]) -> str:
-    """``unknown argument(s) ['x'] (did you mean 'y'?)``."""
-    names = sorted(names)
-    close = [c for n in names for c in _closest(n, accepted)]
-    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-    return f"unknown argument(s) {names}{hint}"
-
-
 def check_config(config: Mapping[str, Any], item_name: str) -> None:
     """Refuse a ``tooltape_config`` key tooltape does not read, with the closest ones."""
-    unknown = set(config) - set(CONFIG_KEYS)
-    if unknown:
-        raise pytest.UsageError(
-            f"tooltape: the tooltape_config fixture for {item_name}: "
-            f"{_unknown(unknown, CONFIG_KEYS)}; accepted keys: {', '.join(CONFIG_KEYS)}"
-        )
+    if set(config) <= set(CONFIG_KEYS):
+        return
+    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+
+    check_names(
+        "setting",
+        sorted(config),
+        CONFIG_KEYS,
+        error=pytest.UsageError,
+        prefix=f"tooltape: the tooltape_config fixture for {item_name}: ",
+    )
 
 
 def _reject(marker: str, item_name: str, problem: str, accepted: tuple[str, ...]) -> None:
     raise pytest.UsageError(
         f"tooltape: @pytest.mark.{marker} on {item_name}: {problem}; "
         f"accepted arguments: {', '.join(accepted)}"
+    )
+
+
+def _check_kwargs(marker: str, mark: pytest.Mark, item_name: str, known: tuple[str, ...]) -> None:
+    if set(mark.kwargs) <= set(known):
+        return
+    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+
+    check_names(
+        "argument",
+        sorted(mark.kwargs),
+        known,
+        error=pytest.UsageError,
+        prefix=f"tooltape: @pytest.mark.{marker} on {item_name}: ",
     )
 
 
@@ -91,11 +95,7 @@ def cassette_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, Any]:
             f"{mark.args!r}, expected at most the cassette name",
             _CASSETTE_KWARGS,
         )
-    unknown = set(mark.kwargs) - set(_CASSETTE_KWARGS)
-    if unknown:
-        _reject(
-            "tooltape_cassette", item_name, _unknown(unknown, _CASSETTE_KWARGS), _CASSETTE_KWARGS
-        )
+    _check_kwargs("tooltape_cassette", mark, item_name, _CASSETTE_KWARGS)
     kwargs = dict(mark.kwargs)
     if mark.args:
         if "name" in kwargs:
@@ -135,9 +135,5 @@ def scenarios_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, tupl
             f"positional arguments {mark.args!r} are not accepted; use names=[...]",
             _SCENARIO_KWARGS,
         )
-    unknown = set(mark.kwargs) - set(_SCENARIO_KWARGS)
-    if unknown:
-        _reject(
-            "tooltape_scenarios", item_name, _unknown(unknown, _SCENARIO_KWARGS), _SCENARIO_KWARGS
-        )
+    _check_kwargs("tooltape_scenarios", mark, item_name, _SCENARIO_KWARGS)
     return {key: _names(mark.kwargs.get(key), key, item_name) for key in _SCENARIO_KWARGS}
