@@ -178,9 +178,7 @@ def test_an_unknown_key_in_tooltape_config_fails_the_test_with_the_close_name(py
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        [
-            "*tooltape: the tooltape_config fixture for *: unknown setting 'sed' (did you mean 'seed'?)*"
-        ]
+        ["*the tooltape_config fixture for *: unknown setting 'sed' (did you mean 'seed'?)*"]
     )
 
 
