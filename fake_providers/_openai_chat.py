@@ -40,6 +40,7 @@ from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._reference import TEXT_TYPES, stored_as_is
 
 __all__ = [
     "ChatEventQuirk",
@@ -351,7 +352,10 @@ def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
     if delta.get("role") == "user" or human[0]:
         human[0] = True  # a HumanMessageChunk, and the default class for every later chunk
         return []
-    message = AIMessageChunk(content=content, id=delta.get("id"), tool_call_chunks=chunks)
+    message_id = delta.get("id")
+    if type(content) is str and type(message_id) in TEXT_TYPES and all(map(stored_as_is, chunks)):
+        return chunks  # what AIMessageChunk would store, without building one per event
+    message = AIMessageChunk(content=content, id=message_id, tool_call_chunks=chunks)
     return list(message.tool_call_chunks)
 
 
