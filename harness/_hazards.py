@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
 
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 
@@ -88,9 +89,10 @@ def find_hazards(
     known = list(known_names)
     hazards: list[Hazard] = []
     seen_ids: set[str] = set()
+    ids = _IdsByIndex(chunks)
     for position, chunk in enumerate(chunks):
         is_valid = valid[position] if valid is not None else _is_valid(chunk)
-        hazards.extend(_chunk_hazards(position, chunk, chunks, known, is_valid))
+        hazards.extend(_chunk_hazards(position, chunk, ids, known, is_valid))
         call_id, name = chunk.get("id"), chunk.get("name")
         if not is_valid:
             hazards.append(
@@ -129,7 +131,7 @@ def find_hazards(
 def _chunk_hazards(
     position: int,
     chunk: ToolCallChunk,
-    chunks: Sequence[ToolCallChunk],
+    ids: _IdsByIndex,
     known: list[str],
     is_valid: bool,
 ) -> Iterable[Hazard]:
@@ -154,24 +156,14 @@ def _chunk_hazards(
                 "on every chunk",
             )
         return
-    sibling = next(
-        (
-            other
-            for other in chunks[:position]
-            if other.get("index") is not None
-            and other.get("index") == chunk.get("index")
-            and other.get("id")
-            and other.get("id") != call_id
-        ),
-        None,
-    )
+    sibling = ids.earlier_other(position, chunk.get("index"), call_id)
     if sibling is not None and call_id:
         yield Hazard(
             kind="id_changed",
             position=position,
             call_id=call_id,
             detail=f"the call at index {chunk.get('index')} changed id from "
-            f"{sibling.get('id')!r} to {call_id!r}; langchain-core split it in two",
+            f"{sibling!r} to {call_id!r}; langchain-core split it in two",
         )
     else:
         yield Hazard(
@@ -181,6 +173,36 @@ def _chunk_hazards(
             detail=f"a nameless fragment (index {chunk.get('index')!r}, args "
             f"{_tail(args)}) became a call of its own",
         )
+
+
+class _IdsByIndex:
+    """For each index, its first two distinct non-empty ids and where they appear.
+
+    Answers "the first earlier chunk at this index whose id is another one" in
+    constant time, where scanning the earlier chunks would make a stream of many
+    nameless fragments quadratic.
+    """
+
+    def __init__(self, chunks: Sequence[ToolCallChunk]) -> None:
+        self._firsts: dict[Any, list[tuple[int, str]]] = {}
+        for position, chunk in enumerate(chunks):
+            index, call_id = chunk.get("index"), chunk.get("id")
+            if index is None or not call_id or not isinstance(index, Hashable):
+                continue
+            firsts = self._firsts.setdefault(index, [])
+            if not firsts or (len(firsts) == 1 and firsts[0][1] != call_id):
+                firsts.append((position, call_id))
+
+    def earlier_other(self, position: int, index: Any, call_id: str | None) -> str | None:
+        """The id of the first chunk before ``position`` at ``index`` with an id not ``call_id``."""
+        if index is None or not isinstance(index, Hashable):
+            return None
+        for where, other in self._firsts.get(index, ()):
+            if where >= position:
+                return None
+            if other != call_id:
+                return other
+        return None
 
 
 def _tail(args: str | None, width: int = 24) -> str:

@@ -4,7 +4,9 @@ import operator
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
@@ -15,6 +17,7 @@ from tooltape.harness import (
     stream_plan,
     to_message_chunks,
 )
+from tooltape.harness._lane_merge import merge_by_lane, validity
 from tooltape.harness.strategies import planned_streams
 
 
@@ -128,3 +131,46 @@ def test_bad_deltas_get_an_error_naming_the_delta(deltas, message):
 def test_string_index_is_coerced_like_langchain_core():
     result = reference_merge([[_chunk("f", "", "c", 0)], [{"args": "{}", "index": "0"}]])
     assert result.calls() == [{"name": "f", "args": {}, "id": "c"}]
+
+
+_LANE_CHUNKS = st.lists(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "name": st.sampled_from([None, "", "f", "g"]),
+                "args": st.sampled_from([None, "", "{", '"a": 1', "}", "[1]", "{}"]),
+                "id": st.sampled_from([None, "", "c1", "c2"]),
+                "index": st.sampled_from([None, 0, 1, 2, 7]),
+            }
+        ),
+        max_size=4,
+    ),
+    max_size=12,
+)
+
+
+@given(st.one_of(_LANE_CHUNKS, planned_streams().map(lambda s: s.deltas())))
+def test_lane_by_lane_merge_equals_one_nary_call(deltas):
+    messages = to_message_chunks(deltas)
+    if not messages:
+        return
+    nary = add_ai_message_chunks(messages[0], *messages[1:], AIMessageChunk(content=""))
+    assert merge_by_lane(messages) == nary.tool_call_chunks
+    whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(messages))
+    assert whole.tool_calls == nary.tool_calls
+    assert whole.invalid_tool_calls == nary.invalid_tool_calls
+    assert validity(nary) == [
+        bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls)
+        for c in nary.tool_call_chunks
+    ]
+
+
+def test_many_parallel_calls_merge_lane_by_lane_like_the_reference():
+    deltas = [[_chunk("f", "", f"c{n}", n)] for n in range(200)] + [
+        [_chunk(None, '{"n": %d}' % n, None, n)] for n in range(200)
+    ]
+    result = reference_merge(deltas)
+    merged = add_ai_message_chunks(*to_message_chunks(deltas), AIMessageChunk(content=""))
+    assert result.chunks == merged.tool_call_chunks
+    assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(200)]
+    assert result.hazards == ()
