@@ -20,31 +20,76 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.utils._merge import merge_lists
 
-__all__ = ["lane_count", "merge_by_lane", "validity"]
+__all__ = ["chunk_rows", "lane_count", "merge_by_lane", "plain_chunks", "validity"]
+
+_KEYS = ("name", "args", "id", "index")
 
 
 def _lane(index: Any) -> Hashable:
     """The lane key: the index itself (equal values share a lane), else a lane of its own."""
-    if index is None or not isinstance(index, Hashable):
-        return object()
-    return index
+    if type(index) is int or (index is not None and isinstance(index, Hashable)):
+        return index
+    return object()
 
 
-def lane_count(messages: Sequence[AIMessageChunk]) -> int:
-    """How many distinct indexes the stream's chunks use."""
-    return len({_lane(c.get("index")) for m in messages for c in m.tool_call_chunks})
+def plain_chunks(delta: Any) -> list[ToolCallChunk] | None:
+    """``delta``'s chunks as ``AIMessageChunk`` validation leaves them, when it changes nothing.
+
+    A list of dicts with exactly name, args and id (text or ``None``), an int (or
+    ``None``) index and at most the ``tool_call_chunk`` type passes validation
+    untouched; building a message for it (about 70 µs) is then skipped. Anything
+    else gives ``None``: let langchain-core validate (and coerce, or refuse) it.
+    """
+    if not isinstance(delta, list):
+        return None
+    chunks: list[ToolCallChunk] = []
+    for chunk in delta:
+        if type(chunk) is not dict or not all(key in chunk for key in _KEYS):
+            return None
+        if len(chunk) != 4 and not (len(chunk) == 5 and chunk.get("type") == "tool_call_chunk"):
+            return None
+        name, args, call_id, index = (chunk[key] for key in _KEYS)
+        if not all(v is None or type(v) is str for v in (name, args, call_id)):
+            return None
+        if index is not None and type(index) is not int:
+            return None
+        chunks.append(
+            {"name": name, "args": args, "id": call_id, "index": index, "type": "tool_call_chunk"}
+        )
+    return chunks
 
 
-def merge_by_lane(messages: Sequence[AIMessageChunk]) -> list[ToolCallChunk]:
-    """The merged ``tool_call_chunks`` of ``messages``, as one n-ary merge gives them.
+def chunk_rows(deltas: Any) -> list[list[ToolCallChunk]] | None:
+    """Every delta's validated chunks, when each delta is plain (see :func:`plain_chunks`)."""
+    if not isinstance(deltas, list):
+        return None
+    rows = []
+    for delta in deltas:
+        row = plain_chunks(delta)
+        if row is None:
+            return None
+        rows.append(row)
+    return rows
+
+
+def lane_count(rows: Sequence[Sequence[ToolCallChunk]]) -> int:
+    """How many distinct lanes the stream's chunks use."""
+    return len({_lane(c.get("index")) for row in rows for c in row})
+
+
+def merge_by_lane(rows: Sequence[Sequence[ToolCallChunk]]) -> list[ToolCallChunk]:
+    """The merged ``tool_call_chunks`` of a stream, as one n-ary merge gives them.
+
+    Args:
+        rows: Each streamed message's validated ``tool_call_chunks``.
 
     The first message's chunks are taken as they are (langchain-core copies them
     without merging them with each other); every later chunk is merged into its lane.
     """
     lanes: dict[Hashable, list[Any]] = {}
     made: list[tuple[Hashable, int]] = []
-    for number, message in enumerate(messages):
-        for chunk in message.tool_call_chunks:
+    for number, row in enumerate(rows):
+        for chunk in row:
             key = _lane(chunk.get("index"))
             lane = lanes.setdefault(key, [])
             if number == 0:

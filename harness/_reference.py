@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._hazards import find_hazards
-from tooltape.harness._lane_merge import lane_count, merge_by_lane, validity
+from tooltape.harness._lane_merge import chunk_rows, lane_count, merge_by_lane, validity
 from tooltape.harness._models import MergeResult
 
 __all__ = [
@@ -131,13 +131,17 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
     a stream with many indexes, langchain-core's merge run lane by lane
     (:mod:`tooltape.harness._lane_merge`), which gives the same chunks.
     """
-    messages = to_message_chunks(deltas)
-    if not messages:
+    rows, messages = chunk_rows(deltas), None
+    if rows is None:
+        messages = to_message_chunks(deltas)
+        rows = [list(message.tool_call_chunks) for message in messages]
+    if not rows:
         return MergeResult(chunks=[], tool_calls=[], invalid_tool_calls=[])
-    if lane_count(messages) > _LANES_MERGED_WHOLE:
-        whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(messages))
+    if lane_count(rows) > _LANES_MERGED_WHOLE:
+        whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
         merged = add_ai_message_chunks(whole, _last())
     else:
+        messages = messages or to_message_chunks(deltas)
         merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
     return MergeResult(
         chunks=list(merged.tool_call_chunks),

@@ -17,7 +17,7 @@ from tooltape.harness import (
     stream_plan,
     to_message_chunks,
 )
-from tooltape.harness._lane_merge import merge_by_lane, validity
+from tooltape.harness._lane_merge import merge_by_lane, plain_chunks, validity
 from tooltape.harness.strategies import planned_streams
 
 
@@ -155,8 +155,14 @@ def test_lane_by_lane_merge_equals_one_nary_call(deltas):
     if not messages:
         return
     nary = add_ai_message_chunks(messages[0], *messages[1:], AIMessageChunk(content=""))
-    assert merge_by_lane(messages) == nary.tool_call_chunks
-    whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(messages))
+    rows = [list(m.tool_call_chunks) for m in messages]
+    assert merge_by_lane(rows) == nary.tool_call_chunks
+    for delta, message in zip(deltas, messages, strict=True):
+        plain = plain_chunks(delta)
+        assert plain is None or [list(c.items()) for c in plain] == [
+            list(c.items()) for c in message.tool_call_chunks
+        ]
+    whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
     assert whole.tool_calls == nary.tool_calls
     assert whole.invalid_tool_calls == nary.invalid_tool_calls
     assert validity(nary) == [
