@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tooltape.cassettes._dialects import dialect_for
-from tooltape.cassettes._errors import CassetteError, where
+from tooltape.cassettes._errors import CassetteError, error_text, where
 from tooltape.cassettes._events import BodyEvent, read_events
 from tooltape.cassettes._frames import framing_of
 from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
@@ -163,7 +163,7 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
         except Exception as error:  # a dialect that cannot read the body: one paragraph
             raise CassetteError(
                 f"{where(cassette.path, index)}: the {chosen.name} dialect cannot read the body "
-                f"({type(error).__name__}: {error})"
+                f"({error_text(error)})"
             ) from None
         merge = reference_merge(deltas)
     request = f"{interaction.request.method} {interaction.request.uri}"

@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from tooltape.cassettes._errors import CassetteError
+from tooltape.cassettes._errors import CassetteError, bounded_text
 
-__all__ = ["dump_yaml", "load_yaml"]
+__all__ = ["dump_yaml", "expanded_size", "load_yaml"]
 
 try:  # the C loader is only faster; the dumper stays pure Python for stable output
     from yaml import CSafeLoader as _SafeLoader
@@ -78,24 +78,90 @@ def dump_yaml(data: Any) -> str:
 
 
 def load_yaml(text: str, path: str | Path | None) -> Any:
-    """Parse cassette text safely.
+    """Parse cassette text safely, refusing alias bombs, huge integers and deep nesting.
 
     Raises:
-        CassetteError: The text is not YAML, or uses a tag the safe loader refuses;
-            the message gives the line and column.
+        CassetteError: The text is not YAML, or uses a tag the safe loader refuses
+            (the message gives the line and column), or its aliases expand it far
+            beyond its own size, or it nests too deep or holds an integer too long
+            to read.
     """
+    data = _load(text, path)
+    expanded = expanded_size(data, limit=_expansion_limit(text))
+    if expanded is None:
+        raise CassetteError(
+            f"{path or '<cassette>'}: not a usable YAML cassette: its aliases (*name) expand "
+            f"it to more than {_expansion_limit(text):,} nodes and characters from "
+            f"{len(text):,} characters of text (an alias bomb?)"
+        )
+    return data
+
+
+def _expansion_limit(text: str) -> int:
+    """Without aliases a file is a tree no bigger than its text; allow anchors some slack."""
+    return 4 * len(text) + 1_000_000
+
+
+def expanded_size(data: Any, *, limit: int) -> int | None:
+    """Nodes plus characters of ``data`` with every shared object counted each time it is used.
+
+    Linear in the distinct objects (each size is computed once and reused), and
+    iterative, so deep nesting is safe. ``None`` as soon as the size passes ``limit``.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        children = _children(node)
+        if not done and children:
+            if key in open_nodes:
+                return None  # the node contains itself: it expands without end
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in sizes)
+            continue
+        open_nodes.discard(key)
+        size = 1 + (len(node) if isinstance(node, str | bytes) else 0)
+        size += sum(sizes.get(id(child), 0) for child in children)
+        if size > limit:
+            return None
+        sizes[key] = size
+    return sizes.get(id(data), 0)
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        return [*node.keys(), *node.values()]
+    if isinstance(node, list):
+        return node
+    return []
+
+
+def _load(text: str, path: str | Path | None) -> Any:
     try:
         return yaml.load(text, Loader=_Loader)  # a safe loader subclass
+    except RecursionError:
+        raise CassetteError(
+            f"{path or '<cassette>'}: not a usable YAML cassette: it nests too deep to read"
+        ) from None
+    except ValueError as error:  # an integer past Python's int-string conversion limit
+        raise CassetteError(
+            f"{path or '<cassette>'}: not a usable YAML cassette: {bounded_text(str(error))}"
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = (error.problem or error.context or "malformed").strip()
+        problem = bounded_text((error.problem or error.context or "malformed").strip())
         hint = " (cassettes are read safely: Python object tags are refused)" * ("tag" in problem)
         raise CassetteError(
             f"{path or '<cassette>'}: not a valid YAML cassette{at}: {problem}{hint}"
         ) from None
     except yaml.YAMLError as error:
-        text_error = " ".join(str(error).split())
+        text_error = bounded_text(" ".join(str(error)[:1000].split()))
         raise CassetteError(
             f"{path or '<cassette>'}: not a valid YAML cassette: {text_error}"
         ) from None
