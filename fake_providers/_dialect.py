@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
@@ -55,6 +56,8 @@ class Dialect(ABC):
     media_type: ClassVar[str] = "text/event-stream"
     stream_flag: ClassVar[bool] = False
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
+    event_shape: ClassVar[EventShape] = ()
+    """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

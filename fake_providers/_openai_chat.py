@@ -368,6 +368,19 @@ class OpenAIChatDialect(Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"
+    event_shape = (
+        ("choices", "list|null"),
+        ("choices[]", "object"),
+        ("choices[].index", "int"),
+        ("choices[].delta", "object|null"),
+        ("choices[].delta.tool_calls", "list|null"),
+        ("choices[].delta.tool_calls[]", "object"),
+        ("choices[].delta.tool_calls[].index", "int"),
+        ("choices[].delta.tool_calls[].id", "str|null"),
+        ("choices[].delta.tool_calls[].function", "object|null"),
+        ("choices[].delta.tool_calls[].function.name", "str|null"),
+        ("choices[].delta.tool_calls[].function.arguments", "str|null"),
+    )
     path = "/v1/chat/completions"
     stream_flag = True
     framing = "sse"

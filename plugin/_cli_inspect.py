@@ -36,6 +36,8 @@ def _print_interaction(console: Console, item: Any) -> None:
         Text(f"interaction {item.index}: {item.request} -> {item.status}{cut}", style="bold")
     )
     console.print(Text(f"  {len(item.events)} event(s): {_kinds(item.events)}"))
+    for warning in item.warnings:
+        console.print(Text(f"  warning {warning}", style="red"))
     if item.merge is None:
         return
     table = Table(show_header=True, box=None, pad_edge=False)
@@ -104,6 +106,7 @@ def inspect(
         if drifted is not None:
             data["drift"] = {"against": str(against), "changes": drifted}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        _exit_on_malformed(result)
         return
     from tooltape.plugin._cli import stdout_console
 
@@ -115,3 +118,15 @@ def inspect(
         console.print(Text(f"drift against {against}:", style="bold"))
         for line in drifted or ["no change in stream shape"]:
             console.print(Text(f"  {line}"))
+    _exit_on_malformed(result)
+
+
+def _exit_on_malformed(result: Any) -> None:
+    """Malformed events are not a clean reading: say so on stderr and exit 1."""
+    if result.warnings:
+        click.echo(
+            f"tooltape inspect: {len(result.warnings)} malformed event warning(s) in "
+            f"{result.source}; the reference adapter skips or fails on them",
+            err=True,
+        )
+        raise SystemExit(1)
