@@ -77,7 +77,7 @@ def dump_yaml(data: Any) -> str:
     return text
 
 
-def load_yaml(text: str, path: str | Path | None) -> Any:
+def load_yaml(text: str, path: str | Path | None, *, what: str = "cassette") -> Any:
     """Parse cassette text safely, refusing alias bombs, huge integers and deep nesting.
 
     Raises:
@@ -86,11 +86,11 @@ def load_yaml(text: str, path: str | Path | None) -> Any:
             beyond its own size, or it nests too deep or holds an integer too long
             to read.
     """
-    data = _load(text, path)
+    data = _load(text, path, what)
     expanded = expanded_size(data, limit=_expansion_limit(text))
     if expanded is None:
         raise CassetteError(
-            f"{path or '<cassette>'}: not a usable YAML cassette: its aliases (*name) expand "
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: its aliases (*name) expand "
             f"it to more than {_expansion_limit(text):,} nodes and characters from "
             f"{len(text):,} characters of text (an alias bomb?)"
         )
@@ -141,16 +141,16 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
-def _load(text: str, path: str | Path | None) -> Any:
+def _load(text: str, path: str | Path | None, what: str) -> Any:
     try:
         return yaml.load(text, Loader=_Loader)  # a safe loader subclass
     except RecursionError:
         raise CassetteError(
-            f"{path or '<cassette>'}: not a usable YAML cassette: it nests too deep to read"
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: it nests too deep to read"
         ) from None
     except ValueError as error:  # an integer past Python's int-string conversion limit
         raise CassetteError(
-            f"{path or '<cassette>'}: not a usable YAML cassette: {bounded_text(str(error))}"
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: {bounded_text(str(error))}"
         ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -158,10 +158,10 @@ def _load(text: str, path: str | Path | None) -> Any:
         problem = bounded_text((error.problem or error.context or "malformed").strip())
         hint = " (cassettes are read safely: Python object tags are refused)" * ("tag" in problem)
         raise CassetteError(
-            f"{path or '<cassette>'}: not a valid YAML cassette{at}: {problem}{hint}"
+            f"{path or '<' + what + '>'}: not a valid YAML {what}{at}: {problem}{hint}"
         ) from None
     except yaml.YAMLError as error:
         text_error = bounded_text(" ".join(str(error)[:1000].split()))
         raise CassetteError(
-            f"{path or '<cassette>'}: not a valid YAML cassette: {text_error}"
+            f"{path or '<' + what + '>'}: not a valid YAML {what}: {text_error}"
         ) from None
