@@ -19,8 +19,9 @@ from typing import Any
 import yaml
 
 from tooltape.cassettes._errors import CassetteError, bounded_text
+from tooltape.harness._expansion import expanded_size, expansion_limit
 
-__all__ = ["dump_yaml", "expanded_size", "load_yaml"]
+__all__ = ["dump_yaml", "load_yaml"]
 
 try:  # the C loader is only faster; the dumper stays pure Python for stable output
     from yaml import CSafeLoader as _SafeLoader
@@ -87,58 +88,14 @@ def load_yaml(text: str, path: str | Path | None, *, what: str = "cassette") -> 
             to read.
     """
     data = _load(text, path, what)
-    expanded = expanded_size(data, limit=_expansion_limit(text))
+    expanded = expanded_size(data, limit=expansion_limit(text))
     if expanded is None:
         raise CassetteError(
             f"{path or '<' + what + '>'}: not a usable YAML {what}: its aliases (*name) expand "
-            f"it to more than {_expansion_limit(text):,} nodes and characters from "
+            f"it to more than {expansion_limit(text):,} nodes and characters from "
             f"{len(text):,} characters of text (an alias bomb?)"
         )
     return data
-
-
-def _expansion_limit(text: str) -> int:
-    """Without aliases a file is a tree no bigger than its text; allow anchors some slack."""
-    return 4 * len(text) + 1_000_000
-
-
-def expanded_size(data: Any, *, limit: int) -> int | None:
-    """Nodes plus characters of ``data`` with every shared object counted each time it is used.
-
-    Linear in the distinct objects (each size is computed once and reused), and
-    iterative, so deep nesting is safe. ``None`` as soon as the size passes ``limit``.
-    """
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(data, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if key in sizes:
-            continue
-        children = _children(node)
-        if not done and children:
-            if key in open_nodes:
-                return None  # the node contains itself: it expands without end
-            open_nodes.add(key)
-            stack.append((node, True))
-            stack.extend((child, False) for child in children if id(child) not in sizes)
-            continue
-        open_nodes.discard(key)
-        size = 1 + (len(node) if isinstance(node, str | bytes) else 0)
-        size += sum(sizes.get(id(child), 0) for child in children)
-        if size > limit:
-            return None
-        sizes[key] = size
-    return sizes.get(id(data), 0)
-
-
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, dict):
-        return [*node.keys(), *node.values()]
-    if isinstance(node, list):
-        return node
-    return []
 
 
 def _load(text: str, path: str | Path | None, what: str) -> Any:
