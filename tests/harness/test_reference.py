@@ -173,7 +173,7 @@ def test_lane_by_lane_merge_equals_one_nary_call(deltas):
 
 def test_many_parallel_calls_merge_lane_by_lane_like_the_reference():
     deltas = [[_chunk("f", "", f"c{n}", n)] for n in range(200)] + [
-        [_chunk(None, '{"n": %d}' % n, None, n)] for n in range(200)
+        [_chunk(None, f'{{"n": {n}}}', None, n)] for n in range(200)
     ]
     result = reference_merge(deltas)
     merged = add_ai_message_chunks(*to_message_chunks(deltas), AIMessageChunk(content=""))
