@@ -118,6 +118,14 @@ class _Script:
                     f"{self.source}: turn {number}: {_turn_problem(error)}"
                 ) from None
 
+    def refill(self, providers: Sequence[Any]) -> None:
+        if not self.repeat:
+            return
+        with self.lock:
+            for provider in providers:
+                if provider.played == len(provider.turns):
+                    self.load(provider)
+
 
 def _shown(value: Any) -> str:
     from tooltape.cassettes._errors import bounded
@@ -138,14 +146,6 @@ def _turn_problem(error: BaseException) -> str:
     if isinstance(error, TooltapeUsageError):
         return bounded_text(" ".join(str(error)[:4000].split()), 2000)
     return error_text(error)
-
-    def refill(self, providers: Sequence[Any]) -> None:
-        if not self.repeat:
-            return
-        with self.lock:
-            for provider in providers:
-                if provider.played == len(provider.turns):
-                    self.load(provider)
 
 
 # --- logging and stopping ----------------------------------------------------------------

@@ -291,3 +291,9 @@ def test_inspect_exits_one_on_malformed_events(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "warning event 0: choices[0].delta.tool_calls is an object" in out
     assert "1 malformed event warning(s)" in err
+
+
+def test_every_dialect_declares_the_types_of_its_tool_call_fields():
+    from tooltape.fake_providers import dialect_names, get_dialect
+
+    assert all(get_dialect(name).event_shape for name in dialect_names(profiles=True))
