@@ -30,6 +30,10 @@ def _kinds(events: Any) -> str:
     return ", ".join(f"{kind} x{n}" if n > 1 else kind for kind, n in counts.items()) or "-"
 
 
+_MAX_ROWS = 200
+"""Calls drawn in the table of one interaction."""
+
+
 def _print_interaction(console: Console, item: Any) -> None:
     cut = f", cut: {item.aborted}" if item.aborted else ""
     console.print(
@@ -43,11 +47,12 @@ def _print_interaction(console: Console, item: Any) -> None:
     table = Table(show_header=True, box=None, pad_edge=False)
     for column in ("", "name", "args", "id"):
         table.add_column(column, overflow="fold")
-    for call in item.merge.calls():
+    calls = item.merge.calls()
+    for call in calls[:_MAX_ROWS]:
         table.add_row(
             "call", call["name"], json.dumps(call["args"], ensure_ascii=False), call["id"]
         )
-    for bad in item.merge.invalid_tool_calls:
+    for bad in item.merge.invalid_tool_calls[: max(0, _MAX_ROWS - len(calls))]:
         table.add_row(
             Text("invalid", style="red"),
             bad.get("name") or "",
@@ -56,6 +61,9 @@ def _print_interaction(console: Console, item: Any) -> None:
         )
     if item.merge.tool_calls or item.merge.invalid_tool_calls:
         console.print(table)
+        hidden = len(calls) + len(item.merge.invalid_tool_calls) - _MAX_ROWS
+        if hidden > 0:  # rich lays out every row; thousands of them take minutes
+            console.print(f"  … {hidden} more call(s) not shown; --json lists them all")
     else:
         console.print("  no tool calls")
     for hazard in item.merge.hazards:
