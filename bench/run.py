@@ -11,7 +11,10 @@
    10 MB body to an httpx2 client: events per second, MB per second, server memory;
 4. matrix: what one ``tooltape matrix`` cell costs per stream vs streaming the same wire
    into the bare adapter over an httpx2 MockTransport;
-5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present.
+5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present;
+6. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
+   parallel tool calls (a name event and an argument event each), against one tenth
+   of it: the time ratio shows the scaling (10x is linear), and the peak memory.
 
 Times are the best of a few repeats (wall clock); the machine is whatever runs it.
 """
@@ -318,6 +321,40 @@ def replay() -> list[Row]:
     return [("replay: bench/replay.py", line, "") for line in lines[-12:]]
 
 
+def inspect_many(calls: int) -> list[Row]:
+    """``tooltape inspect`` on ``calls`` parallel calls vs a tenth: time, memory, scaling."""
+    import resource
+
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from _hostile import many_calls_cassette
+
+    rows: list[Row] = []
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        for size in (calls // 10, calls):
+            path = many_calls_cassette(Path(folder) / f"many{size}.yaml", size)
+            start = time.perf_counter()
+            done = subprocess.run(
+                [str(TOOLTAPE), "inspect", str(path)],
+                capture_output=True,
+                timeout=1800,
+                check=False,
+            )
+            times.append(time.perf_counter() - start)
+            found = "all" if done.returncode == 0 else "error"
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            ratio = "1x" if len(times) == 1 else f"{times[1] / times[0]:.1f}x (10x = linear)"
+            rows.append(
+                (
+                    f"inspect: {size:,} parallel calls ({path.stat().st_size / 1e6:.0f} MB), "
+                    f"{found} read, peak RSS so far {peak:.0f} MB",
+                    f"{times[-1]:.1f} s",
+                    ratio,
+                )
+            )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, one repeat")
@@ -334,6 +371,7 @@ def main() -> None:
         functools.partial(serve, 1 if quick else 10),
         functools.partial(matrix, 1 if quick else 3),
         replay,
+        functools.partial(inspect_many, 10_000 if quick else 100_000),
     ]
     names = [getattr(section, "func", section).__name__ for section in sections]
     unknown = sorted(set(options.only or ()) - set(names))

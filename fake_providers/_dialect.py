@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._names import unknown_name
@@ -56,6 +57,8 @@ class Dialect(ABC):
     media_type: ClassVar[str] = "text/event-stream"
     stream_flag: ClassVar[bool] = False
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
+    event_shape: ClassVar[EventShape] = ()
+    """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

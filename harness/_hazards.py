@@ -81,6 +81,10 @@ def _args_problem(args: str | None) -> str | None:
         json.loads(args)
     except json.JSONDecodeError as error:
         return f"{error.msg} at character {error.pos}"
+    except RecursionError:
+        return "nested too deep to read"
+    except ValueError as error:  # an integer past Python's int-string conversion limit
+        return str(error)[:120]
     return None
 
 

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._hazards import find_hazards
+from tooltape.harness._lane_merge import lane_count, merge_by_lane, validity
 from tooltape.harness._models import MergeResult
 
 __all__ = [
@@ -210,18 +211,29 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
     Returns:
         The merged chunks, the valid and invalid tool calls, and the hazards.
 
-    Linear in the stream's length: one n-ary ``add_ai_message_chunks`` call.
+    Linear in the stream's length: one n-ary ``add_ai_message_chunks`` call, or, for
+    a stream with many indexes, langchain-core's merge run lane by lane
+    (:mod:`tooltape.harness._lane_merge`), which gives the same chunks.
     """
     messages = merge_input(deltas)
     if not messages:
         return MergeResult(chunks=[], tool_calls=[], invalid_tool_calls=[])
-    merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
+    rows = [message.tool_call_chunks for message in messages]
+    if lane_count(rows) > _LANES_MERGED_WHOLE:
+        whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
+        merged = add_ai_message_chunks(whole, _last())
+    else:
+        merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
     return MergeResult(
         chunks=list(merged.tool_call_chunks),
         tool_calls=list(merged.tool_calls),
         invalid_tool_calls=list(merged.invalid_tool_calls),
-        hazards=tuple(find_hazards(merged.tool_call_chunks)),
+        hazards=tuple(find_hazards(merged.tool_call_chunks, valid=validity(merged))),
     )
+
+
+_LANES_MERGED_WHOLE = 32
+"""Up to this many indexes, one n-ary call; beyond, lane by lane (its scan is quadratic)."""
 
 
 def pairwise_merge(deltas: DeltasLike) -> AIMessageChunk | None:

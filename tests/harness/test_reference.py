@@ -18,6 +18,7 @@ from tooltape.harness import (
     stream_plan,
     to_message_chunks,
 )
+from tooltape.harness._lane_merge import merge_by_lane, plain_chunks, validity
 from tooltape.harness._reference import merge_input
 from tooltape.harness.strategies import planned_streams
 
@@ -243,3 +244,52 @@ def test_malformed_chunk_in_a_long_stream_names_its_delta():
     deltas[300] = [{"args": "x", "index": 0, "id": 7}]
     with pytest.raises(TooltapeUsageError, match="delta 300: langchain-core rejects its chunks"):
         reference_merge(deltas)
+
+
+_LANE_CHUNKS = st.lists(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "name": st.sampled_from([None, "", "f", "g"]),
+                "args": st.sampled_from([None, "", "{", '"a": 1', "}", "[1]", "{}"]),
+                "id": st.sampled_from([None, "", "c1", "c2"]),
+                "index": st.sampled_from([None, 0, 1, 2, 7]),
+            }
+        ),
+        max_size=4,
+    ),
+    max_size=12,
+)
+
+
+@given(st.one_of(_LANE_CHUNKS, planned_streams().map(lambda s: s.deltas())))
+def test_lane_by_lane_merge_equals_one_nary_call(deltas):
+    messages = to_message_chunks(deltas)
+    if not messages:
+        return
+    nary = add_ai_message_chunks(messages[0], *messages[1:], AIMessageChunk(content=""))
+    rows = [list(m.tool_call_chunks) for m in messages]
+    assert merge_by_lane(rows) == nary.tool_call_chunks
+    for delta, message in zip(deltas, messages, strict=True):
+        plain = plain_chunks(delta)
+        assert plain is None or [list(c.items()) for c in plain] == [
+            list(c.items()) for c in message.tool_call_chunks
+        ]
+    whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
+    assert whole.tool_calls == nary.tool_calls
+    assert whole.invalid_tool_calls == nary.invalid_tool_calls
+    assert validity(nary) == [
+        bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls)
+        for c in nary.tool_call_chunks
+    ]
+
+
+def test_many_parallel_calls_merge_lane_by_lane_like_the_reference():
+    deltas = [[_chunk("f", "", f"c{n}", n)] for n in range(200)] + [
+        [_chunk(None, f'{{"n": {n}}}', None, n)] for n in range(200)
+    ]
+    result = reference_merge(deltas)
+    merged = add_ai_message_chunks(*to_message_chunks(deltas), AIMessageChunk(content=""))
+    assert result.chunks == merged.tool_call_chunks
+    assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(200)]
+    assert result.hazards == ()
