@@ -43,6 +43,7 @@ __all__ = [
     "js_missing",
     "js_reference_dir",
     "render_js_report",
+    "require_js",
     "with_langchain_js",
 ]
 
@@ -88,6 +89,20 @@ def js_missing(directory: Path | None = None) -> str | None:
             f"install with: npm ci --no-audit --no-fund --prefix {directory}"
         )
     return None
+
+
+def require_js() -> Path:
+    """The folder LangChain.js is installed in.
+
+    Raises:
+        TooltapeUsageError: node or a LangChain.js package is missing (the message says
+            which, and how to install it).
+    """
+    directory = js_reference_dir()
+    missing = js_missing(directory)
+    if missing is not None:
+        raise TooltapeUsageError(f"--js: {missing}")
+    return directory
 
 
 # -- serving ---------------------------------------------------------------------------------
@@ -222,12 +237,13 @@ def with_langchain_js(
         )
     if required is False:
         return list(rows), None
-    directory = js_reference_dir()
-    missing = js_missing(directory)
-    if missing is not None:
-        if required:
-            raise TooltapeUsageError(f"--js: {missing}")
-        return list(rows), f"tooltape: LangChain.js skipped: {missing}"
+    if required:
+        directory = require_js()
+    else:
+        directory = js_reference_dir()
+        missing = js_missing(directory)
+        if missing is not None:
+            return list(rows), f"tooltape: LangChain.js skipped: {missing} (--no-js hides this)"
     added = _js_results(scenarios, dialects, directory)
     return [
         dataclasses.replace(row, results=(*row.results, *extra))
