@@ -17,6 +17,7 @@ what is absent and prints the ``npm ci`` command that installs it.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import logging
 import os
@@ -230,11 +231,13 @@ def with_langchain_js(
         TooltapeUsageError: ``required`` and node or LangChain.js is missing, or a
             dialect has no LangChain.js adapter here.
     """
-    unknown = [d for d in dialects if d not in JS_DIALECTS]
-    if unknown:
-        raise TooltapeUsageError(
-            f"no LangChain.js adapter for {unknown}; known: {', '.join(JS_DIALECTS)}"
-        )
+    for dialect in dialects:
+        if dialect not in JS_DIALECTS:
+            close = difflib.get_close_matches(dialect, JS_DIALECTS, n=2)
+            hint = (
+                f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(JS_DIALECTS)}"
+            )
+            raise TooltapeUsageError(f"no LangChain.js adapter for {dialect!r}; {hint}")
     if required is False:
         return list(rows), None
     if required:
