@@ -191,7 +191,7 @@ def _extra(fields: _Fields, data: Any, size: int) -> tuple[tuple[int, ...] | Non
     if data is None:
         return None, None
     extra = fields.mapping(data, "response.tooltape")
-    unknown = sorted(bounded(k) for k in extra if k not in _EXTRA_KEYS)
+    unknown = sorted(str(k)[:60] for k in extra if k not in _EXTRA_KEYS)
     if unknown:
         raise fields.fail("response.tooltape", unknown_name_message("key", unknown, _EXTRA_KEYS))
     reads = extra.get("reads")
