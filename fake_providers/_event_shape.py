@@ -10,7 +10,8 @@ paths and every message is bounded, whatever the event holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["EventShape", "shape_problems"]
@@ -38,38 +39,55 @@ def _json_type(value: Any) -> str:
     return _JSON_NAMES.get(type(value), "null" if value is None else type(value).__name__)
 
 
+@functools.cache
+def _accepted(types: str) -> tuple[tuple[type, ...], bool]:
+    """The Python types ``types`` names, and whether ``int`` is among them (bool is not)."""
+    names = types.split("|")
+    accepted = tuple(t for name in names if name != "int" for t in _TYPES[name])
+    return accepted, "int" in names
+
+
 def _fits(value: Any, types: str) -> bool:
-    for name in types.split("|"):
-        if name == "int" and isinstance(value, int) and not isinstance(value, bool):
-            return True
-        if name != "int" and isinstance(value, _TYPES[name]):
-            return True
-    return False
+    accepted, ints = _accepted(types)
+    if ints and type(value) is int:
+        return True
+    return isinstance(value, accepted)
 
 
-def _steps(path: str) -> list[str]:
+@functools.cache
+def _steps(path: str) -> tuple[str, ...]:
     steps: list[str] = []
     for part in path.split("."):
         name = part.replace("[]", "")
         if name:
             steps.append(name)
         steps.extend("[]" for _ in range(part.count("[]")))
-    return steps
+    return tuple(steps)
 
 
-def _values(value: Any, steps: list[str], where: str) -> Iterator[tuple[str, Any]]:
-    """Every value at ``steps`` under ``value``, with its printed location."""
-    if not steps:
-        yield where, value
-        return
-    step, rest = steps[0], steps[1:]
-    if step == "[]":
-        if isinstance(value, list):
-            for n, item in enumerate(value[:_MAX_ELEMENTS]):
-                yield from _values(item, rest, f"{where}[{n}]")
-        return
-    if isinstance(value, dict) and step in value:
-        yield from _values(value[step], rest, f"{where}.{step}" if where else step)
+def _values(value: Any, steps: tuple[str, ...]) -> list[tuple[tuple[str | int, ...], Any]]:
+    """Every value at ``steps`` under ``value``, with the keys and indexes that lead to it."""
+    found: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    for step in steps:
+        deeper: list[tuple[tuple[str | int, ...], Any]] = []
+        for trail, item in found:
+            if step == "[]":
+                if isinstance(item, list):
+                    deeper += [((*trail, n), x) for n, x in enumerate(item[:_MAX_ELEMENTS])]
+            elif isinstance(item, dict) and step in item:
+                deeper.append(((*trail, step), item[step]))
+        if not deeper:
+            return []
+        found = deeper
+    return found
+
+
+def _location(trail: tuple[str | int, ...]) -> str:
+    """``choices[0].delta.tool_calls[1]`` for ``("choices", 0, "delta", "tool_calls", 1)``."""
+    text = ""
+    for part in trail:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
 
 
 def shape_problems(payload: Any, shape: EventShape) -> list[str]:
@@ -78,10 +96,10 @@ def shape_problems(payload: Any, shape: EventShape) -> list[str]:
         return [f"the event is {_json_type(payload)}, expected a JSON object"]
     problems = []
     for path, types in shape:
-        for where, value in _values(payload, _steps(path), ""):
+        for trail, value in _values(payload, _steps(path)):
             if not _fits(value, types):
                 expected = " or ".join(types.split("|"))
-                problems.append(f"{where} is {_json_type(value)}, expected {expected}")
+                problems.append(f"{_location(trail)} is {_json_type(value)}, expected {expected}")
                 if len(problems) >= _MAX_PROBLEMS:
                     return problems
     return problems
