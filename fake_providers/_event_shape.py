@@ -90,13 +90,29 @@ def _location(trail: tuple[str | int, ...]) -> str:
     return text
 
 
+def _all_fit(payload: Any, steps: tuple[str, ...], types: str) -> bool:
+    """Whether every value at ``steps`` fits ``types``: the common case, walked without trails."""
+    found = [payload]
+    for step in steps:
+        if step == "[]":
+            found = [x for item in found if isinstance(item, list) for x in item[:_MAX_ELEMENTS]]
+        else:
+            found = [item[step] for item in found if isinstance(item, dict) and step in item]
+        if not found:
+            return True
+    return all(_fits(value, types) for value in found)
+
+
 def shape_problems(payload: Any, shape: EventShape) -> list[str]:
     """What in ``payload`` does not fit ``shape`` (at most a few, each one short line)."""
     if not isinstance(payload, dict):
         return [f"the event is {_json_type(payload)}, expected a JSON object"]
     problems = []
     for path, types in shape:
-        for trail, value in _values(payload, _steps(path)):
+        steps = _steps(path)
+        if _all_fit(payload, steps, types):
+            continue
+        for trail, value in _values(payload, steps):
             if not _fits(value, types):
                 expected = " or ".join(types.split("|"))
                 problems.append(f"{_location(trail)} is {_json_type(value)}, expected {expected}")
