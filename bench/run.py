@@ -2,15 +2,19 @@
 
     python bench/run.py [--quick] [--markdown]
 
-1. oracle: ``reference_merge`` vs langchain-core's n-ary merge vs pairwise ``+`` on one
-   long argument (bench/oracle.py's measurement);
+1. oracle: ``reference_merge`` vs langchain-core's n-ary merge of prebuilt chunks on one
+   128,000-character argument (pairwise ``+`` too at 32,000 and less);
+   hazards: ``find_hazards`` on a merge of 8,000 calls vs that merge;
 2. fuzzing: ``check_merger`` examples per second vs the floor: a bare Hypothesis property
    that draws a 2-call stream and merges it with langchain-core;
 3. serve: ``tooltape serve`` (the console script, a real server on 127.0.0.1) streaming a
    10 MB body to an httpx2 client: events per second, MB per second, server memory;
 4. matrix: what one ``tooltape matrix`` cell costs per stream vs streaming the same wire
    into the bare adapter over an httpx2 MockTransport;
-5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present.
+5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present;
+6. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
+   parallel tool calls (a name event and an argument event each), against one tenth
+   of it: the time ratio shows the scaling (10x is linear), and the peak memory.
 
 Times are the best of a few repeats (wall clock); the machine is whatever runs it.
 """
@@ -41,7 +45,13 @@ from oracle import _timed
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import get_dialect
-from tooltape.harness import check_merger, pairwise_merge, reference_merge, to_message_chunks
+from tooltape.harness import (
+    check_merger,
+    find_hazards,
+    pairwise_merge,
+    reference_merge,
+    to_message_chunks,
+)
 from tooltape.harness._merger_examples import library_examples
 from tooltape.harness.strategies import _allowed_kinds
 
@@ -58,18 +68,35 @@ def oracle(chars: int) -> list[Row]:
         for i in range(0, len(args), 8)
     ]
     messages = to_message_chunks(deltas)
-    reference = _timed(functools.partial(reference_merge, deltas), 3)
-    nary = _timed(functools.partial(add_ai_message_chunks, messages[0], *messages[1:]), 3)
-    pairwise = _timed(functools.partial(pairwise_merge, deltas), 1)
+    nary = _timed(functools.partial(add_ai_message_chunks, messages[0], *messages[1:]), 5)
+    del messages  # the prebuilt chunks are the baseline's input, not the reference's heap
+    reference = _timed(functools.partial(reference_merge, deltas), 5)
     label = f"{chars:,} chars in {len(deltas):,} deltas"
+    rows = [
+        (f"oracle: n-ary lc merge of prebuilt chunks, {label}", f"{nary:.3f} s", "1x"),
+        (f"oracle: reference_merge, {label}", f"{reference:.3f} s", f"{reference / nary:.2f}x"),
+    ]
+    if chars <= 32_000:
+        pairwise = _timed(functools.partial(pairwise_merge, deltas), 1)
+        ratio = f"{pairwise / nary:.0f}x"
+        rows.append((f"oracle: pairwise full + chunk, {label}", f"{pairwise:.2f} s", ratio))
+    return rows
+
+
+def hazards(calls: int) -> list[Row]:
+    """find_hazards on a merge with ``calls`` calls, half of its chunks nameless orphans."""
+    deltas: list[list[Any]] = []
+    for n in range(calls):
+        deltas.append([tool_call_chunk(name="f", args="", id=f"c{n}", index=None)])
+        deltas.append([tool_call_chunk(name=None, args='{"a": 1}', id=None, index=None)])
+    messages = to_message_chunks(deltas)
+    nary = _timed(functools.partial(add_ai_message_chunks, messages[0], *messages[1:]), 3)
+    chunks = add_ai_message_chunks(messages[0], *messages[1:]).tool_call_chunks
+    found = _timed(functools.partial(find_hazards, chunks), 3)
+    label = f"{calls:,} calls, {len(chunks):,} merged chunks"
     return [
-        (f"oracle: reference_merge, {label}", f"{reference:.3f} s", "1x"),
-        (f"oracle: n-ary lc merge, {label}", f"{nary:.3f} s", f"{nary / reference:.2f}x"),
-        (
-            f"oracle: pairwise full + chunk, {label}",
-            f"{pairwise:.2f} s",
-            f"{pairwise / reference:.0f}x",
-        ),
+        (f"hazards: n-ary lc merge, {label}", f"{nary * 1000:.0f} ms", "1x"),
+        (f"hazards: find_hazards, {label}", f"{found * 1000:.0f} ms", f"{found / nary:.2f}x"),
     ]
 
 
@@ -259,8 +286,8 @@ def matrix(repeat: int) -> list[Row]:
     return [
         (
             f"matrix: openai_chat x langchain-openai, {n} scenarios, per stream",
-            f"{matrix_time / n * 1000:.1f} ms (render, parse, reference, lanes, stream, compare)",
-            f"{matrix_time / bare_time:.1f}x",
+            f"{matrix_time / n * 1000:.1f} ms (render, parse, reference, stream, compare)",
+            f"{matrix_time / bare_time:.2f}x",
         ),
         (
             "matrix: bare ChatOpenAI.stream() on httpx2 MockTransport, same wires, per stream",
@@ -294,19 +321,64 @@ def replay() -> list[Row]:
     return [("replay: bench/replay.py", line, "") for line in lines[-12:]]
 
 
+def inspect_many(calls: int) -> list[Row]:
+    """``tooltape inspect`` on ``calls`` parallel calls vs a tenth: time, memory, scaling."""
+    import resource
+
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from _hostile import many_calls_cassette
+
+    rows: list[Row] = []
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        for size in (calls // 10, calls):
+            path = many_calls_cassette(Path(folder) / f"many{size}.yaml", size)
+            start = time.perf_counter()
+            done = subprocess.run(
+                [str(TOOLTAPE), "inspect", str(path)],
+                capture_output=True,
+                timeout=1800,
+                check=False,
+            )
+            times.append(time.perf_counter() - start)
+            found = "all" if done.returncode == 0 else "error"
+            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            ratio = "1x" if len(times) == 1 else f"{times[1] / times[0]:.1f}x (10x = linear)"
+            rows.append(
+                (
+                    f"inspect: {size:,} parallel calls ({path.stat().st_size / 1e6:.0f} MB), "
+                    f"{found} read, peak RSS so far {peak:.0f} MB",
+                    f"{times[-1]:.1f} s",
+                    ratio,
+                )
+            )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, one repeat")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument(
+        "--only", nargs="*", metavar="SECTION", help="run these sections only (names as below)"
+    )
     options = parser.parse_args()
     quick = options.quick
     sections: list[Callable[[], list[Row]]] = [
-        functools.partial(oracle, 8_000 if quick else 32_000),
+        functools.partial(oracle, 8_000 if quick else 128_000),
+        functools.partial(hazards, 1_000 if quick else 8_000),
         functools.partial(fuzzing, 50 if quick else 200),
         functools.partial(serve, 1 if quick else 10),
         functools.partial(matrix, 1 if quick else 3),
         replay,
+        functools.partial(inspect_many, 10_000 if quick else 100_000),
     ]
+    names = [getattr(section, "func", section).__name__ for section in sections]
+    unknown = sorted(set(options.only or ()) - set(names))
+    if unknown:
+        parser.error(f"unknown section(s) {unknown}; sections: {names}")
+    if options.only:
+        sections = [s for s, name in zip(sections, names, strict=True) if name in options.only]
     rows: list[Row] = []
     for section in sections:
         found = section()

@@ -32,7 +32,7 @@ from tooltape.cassettes._model import (
 from tooltape.cassettes._mutate import mutate
 from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._rendered import save_counterexample, save_rendered
-from tooltape.cassettes._scrub import SECRET_FIELDS, SECRET_HEADERS, SECRET_PARAMS, Scrubber
+from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._serve import (
     CassetteTransport,
     ServedCassette,
@@ -69,9 +69,6 @@ __all__ = [
     "RecordedRequest",
     "RecordedResponse",
     "SCENARIOS_FILE",
-    "SECRET_FIELDS",
-    "SECRET_HEADERS",
-    "SECRET_PARAMS",
     "Scrubber",
     "ServedCassette",
     "StreamShape",

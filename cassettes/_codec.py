@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from tooltape.cassettes._errors import CassetteError, where
+from tooltape.cassettes._errors import CassetteError, bounded, bounded_text, where
 from tooltape.cassettes._model import (
     FORMAT_VERSION,
     Cassette,
@@ -36,6 +36,7 @@ from tooltape.cassettes._model import (
     RecordedRequest,
     RecordedResponse,
 )
+from tooltape.harness._names import unknown_name_message
 
 __all__ = ["cassette_from_data", "cassette_to_data"]
 
@@ -126,7 +127,8 @@ class _Fields:
 
     def mapping(self, value: Any, field: str) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
-            raise self.fail(field, f"expected a mapping, got {type(value).__name__} {value!r:.80}")
+            shown = f"{type(value).__name__} {bounded(value)}"
+            raise self.fail(field, f"expected a mapping, got {shown}")
         return value
 
     def headers(self, value: Any, field: str) -> Headers:
@@ -138,7 +140,8 @@ class _Fields:
             for item in items:
                 if not isinstance(item, str | int | float):
                     raise self.fail(
-                        f"{field}.{name}", f"expected a list of strings, got {values!r:.80}"
+                        f"{field}.{bounded_text(str(name), 80)}",
+                        f"expected a list of strings, got {bounded(values)}",
                     )
                 pairs.append((str(name).lower(), str(item)))
         return tuple(pairs)
@@ -157,11 +160,11 @@ def _request(fields: _Fields, data: Any) -> RecordedRequest:
     request = fields.mapping(data, "request")
     method = request.get("method")
     if not isinstance(method, str) or not method:
-        raise fields.fail("request.method", f"expected an HTTP method, got {method!r}")
+        raise fields.fail("request.method", f"expected an HTTP method, got {bounded(method)}")
     uri = request.get("uri")
     parts = urlsplit(uri) if isinstance(uri, str) else None
     if parts is None or not parts.scheme or not parts.netloc:
-        raise fields.fail("request.uri", f"expected an absolute URL, got {uri!r}")
+        raise fields.fail("request.uri", f"expected an absolute URL, got {bounded(uri)}")
     return RecordedRequest(
         method=method.upper(),
         uri=str(uri),
@@ -174,18 +177,23 @@ def _status(fields: _Fields, response: Mapping[str, Any]) -> tuple[int, str]:
     status = response.get("status")
     code = status.get("code") if isinstance(status, Mapping) else status
     if isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599:
-        raise fields.fail("response.status.code", f"expected an HTTP status code, got {code!r}")
+        raise fields.fail(
+            "response.status.code", f"expected an HTTP status code, got {bounded(code)}"
+        )
     reason = status.get("message") if isinstance(status, Mapping) else None
     return code, str(reason or "")
+
+
+_EXTRA_KEYS = ("aborted", "reads")
 
 
 def _extra(fields: _Fields, data: Any, size: int) -> tuple[tuple[int, ...] | None, str | None]:
     if data is None:
         return None, None
     extra = fields.mapping(data, "response.tooltape")
-    unknown = sorted(set(extra) - {"reads", "aborted"})
+    unknown = sorted(str(k)[:60] for k in extra if k not in _EXTRA_KEYS)
     if unknown:
-        raise fields.fail("response.tooltape", f"unknown key(s) {unknown}; known: aborted, reads")
+        raise fields.fail("response.tooltape", unknown_name_message("key", unknown, _EXTRA_KEYS))
     reads = extra.get("reads")
     boundaries: tuple[int, ...] | None = None
     if reads is not None:
@@ -193,13 +201,14 @@ def _extra(fields: _Fields, data: Any, size: int) -> tuple[tuple[int, ...] | Non
         if not ok or any(not 0 < r < size for r in reads) or reads != sorted(set(reads)):
             raise fields.fail(
                 "response.tooltape.reads",
-                f"expected increasing byte offsets inside the {size}-byte body, got {reads!r:.80}",
+                f"expected increasing byte offsets inside the {size}-byte body, "
+                f"got {bounded(reads)}",
             )
         boundaries = tuple(reads)
     aborted = extra.get("aborted")
     if aborted is not None and not isinstance(aborted, str):
         raise fields.fail(
-            "response.tooltape.aborted", f"expected the read error text, got {aborted!r}"
+            "response.tooltape.aborted", f"expected the read error text, got {bounded(aborted)}"
         )
     return boundaries, aborted
 
@@ -209,7 +218,7 @@ def _response(fields: _Fields, data: Any) -> RecordedResponse:
     code, reason = _status(fields, response)
     body = response.get("body")
     if not isinstance(body, Mapping) or "string" not in body:
-        raise fields.fail("response.body", f"expected a mapping with 'string', got {body!r:.80}")
+        raise fields.fail("response.body", f"expected a mapping with 'string', got {bounded(body)}")
     content = fields.body(body["string"], "response.body.string")
     boundaries, aborted = _extra(fields, response.get("tooltape"), len(content))
     return RecordedResponse(
@@ -240,7 +249,8 @@ def _info(path: Path | None, data: Any) -> CassetteInfo:
         first = error.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise CassetteError(
-            f"{where(path)}: tooltape.{field}: {first['msg']} (got {first.get('input')!r:.80})"
+            f"{where(path)}: tooltape.{bounded_text(field, 120)}: {bounded_text(first['msg'])} "
+            f"(got {bounded(first.get('input'))})"
         ) from None
     if info.format > FORMAT_VERSION:
         raise CassetteError(
@@ -270,16 +280,17 @@ def cassette_from_data(data: Any, path: Path | None = None) -> Cassette:
             "or migrate it with python -m vcr.migration"
         )
     if not isinstance(data, Mapping):
-        shown = "an empty file" if data is None else f"{type(data).__name__} {data!r:.60}"
+        shown = "an empty file" if data is None else f"{type(data).__name__} {bounded(data, 60)}"
         raise CassetteError(f"{where(path)}: expected a cassette mapping, got {shown}")
     if data.get("version") != VCR_VERSION:
         raise CassetteError(
-            f"{where(path)}: expected vcrpy cassette 'version: 1', got {data.get('version')!r}"
+            f"{where(path)}: expected vcrpy cassette 'version: 1', "
+            f"got {bounded(data.get('version'))}"
         )
     interactions = data.get("interactions")
     if not isinstance(interactions, list):
         raise CassetteError(
-            f"{where(path)}: expected an 'interactions' list, got {interactions!r:.60}"
+            f"{where(path)}: expected an 'interactions' list, got {bounded(interactions, 60)}"
         )
     if not interactions:
         raise CassetteError(f"{where(path)}: the cassette has no interactions; record it first")

@@ -26,6 +26,7 @@ from tooltape.cassettes._reference import reference_of
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text, write_atomically
 from tooltape.fake_providers import get_dialect
+from tooltape.harness._names import unknown_name
 
 __all__ = ["API_DIALECTS", "convert_corpus_files", "convert_corpus_record"]
 
@@ -74,9 +75,7 @@ def convert_corpus_record(record: Mapping[str, Any], *, label: str = "<record>")
         )
     api = _field(record, "api", label, str)
     if api not in API_DIALECTS:
-        raise CassetteError(
-            f"{label}: no dialect reads api {api!r}; known: {', '.join(API_DIALECTS)}"
-        )
+        raise unknown_name("api", api, API_DIALECTS, error=CassetteError, prefix=f"{label}: ")
     dialect = get_dialect(API_DIALECTS[api])
     body = _body(record, label)
     request = record.get("request")
@@ -85,7 +84,7 @@ def convert_corpus_record(record: Mapping[str, Any], *, label: str = "<record>")
     if "/" not in content_type:  # absent, or "**REDACTED**" by the source's own filter
         content_type = dialect.media_type
     scrubber = Scrubber(request_headers=None)
-    recorded_request = scrubber.request(
+    recorded_request = scrubber.clean(
         str(record.get("request_method") or "POST"),
         _field(record, "request_url", label, str),
         [("content-type", "application/json")],

@@ -18,7 +18,16 @@ from pathlib import Path
 
 from tooltape.harness import TooltapeAssertionError, TooltapeUsageError
 
-__all__ = ["CassetteError", "UnmatchedRequest", "UnplayedInteractions", "bounded", "where"]
+__all__ = [
+    "CassetteError",
+    "UnmatchedRequest",
+    "UnplayedInteractions",
+    "bounded",
+    "bounded_list",
+    "bounded_text",
+    "error_text",
+    "where",
+]
 
 
 class CassetteError(TooltapeUsageError):
@@ -62,3 +71,30 @@ def bounded(value: object, limit: int = 80) -> str:
     if isinstance(value, dict | list | tuple | set | frozenset):
         return f"<{type(value).__name__} of {len(value)} item(s)>"
     return f"<{type(value).__name__}>"
+
+
+def bounded_text(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters (no quotes added), with the length it had."""
+    return text if len(text) <= limit else f"{text[:limit]}…({len(text)} chars)"
+
+
+def bounded_list(items: list[object], shown: int = 5) -> str:
+    """The first few items of a list, each :func:`bounded`, and how many more there are."""
+    text = ", ".join(bounded(item, 40) for item in items[:shown])
+    more = f", … {len(items) - shown} more" if len(items) > shown else ""
+    return f"[{text}{more}]"
+
+
+def error_text(error: BaseException, limit: int = 200) -> str:
+    """``Name: message`` of an exception, its message cut before anything is formatted.
+
+    ``str(error)`` may repr a huge argument (a ``KeyError`` of a long key, say);
+    this reads the first argument itself and bounds it first.
+    """
+    name = type(error).__name__
+    if isinstance(error, RecursionError):
+        return f"{name}: nested too deep to read"
+    first = error.args[0] if error.args else ""
+    if isinstance(error, KeyError) or not isinstance(first, str):
+        return f"{name}: {bounded(first, limit)}"
+    return f"{name}: {bounded_text(first, limit)}"

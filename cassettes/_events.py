@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooltape.cassettes._errors import CassetteError, where
+from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
 from tooltape.cassettes._frames import _SSE_LINE, Framing, split_frames
 from tooltape.fake_providers import decode_sse
 
@@ -74,18 +74,26 @@ def _kind(data: Any, fallback: str) -> str:
 
 
 def _excerpt(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace").strip()
-    return repr(text[:60] + ("…" if len(text) > 60 else ""))
+    text = raw[:400].decode("utf-8", "replace").strip()
+    return repr(text[:60] + ("…" if len(text) > 60 or len(raw) > 400 else ""))
+
+
+def _json_problem(error: Exception) -> str:
+    if isinstance(error, RecursionError):
+        return "it nests too deep"
+    return bounded_text(str(error), 160)
 
 
 def _json(raw: str, number: int, here: _Where, cut_ok: bool) -> tuple[Any, bool]:
     try:
         return json.loads(raw), True
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         if cut_ok:
             return raw, False
         raise here.fail(
-            number, f"data is not JSON ({error}): {_excerpt(raw.encode())}; a truncated event?"
+            number,
+            f"data is not JSON ({_json_problem(error)}): {_excerpt(raw[:400].encode())}; "
+            "a truncated event?",
         ) from None
 
 
@@ -169,17 +177,19 @@ def _aws(frames: list[bytes], here: _Where) -> list[BodyEvent]:
                 raise ValueError("length prefix and size differ")
             headers = _aws_headers(frame[12 : 12 + header_length])
             payload = frame[12 + header_length : total - 4]
-        except (ValueError, struct.error, IndexError, UnicodeDecodeError) as error:
+        except (ValueError, struct.error, IndexError, KeyError, UnicodeDecodeError) as error:
             if number == len(frames) - 1 and here.aborted:
                 events.append(BodyEvent(number, start, position, "cut", None, False))
                 continue
-            raise here.fail(number, f"not an AWS event-stream message ({error})") from None
+            raise here.fail(
+                number, f"not an AWS event-stream message ({error_text(error)})"
+            ) from None
         data: Any = payload.decode("utf-8", "replace")
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, RecursionError):
             data = json.loads(payload) if payload else None
         if isinstance(data, dict) and isinstance(data.get("bytes"), str):
             # InvokeModelWithResponseStream wraps the model's own event in base64.
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, RecursionError):
                 data = {**data, "bytes": json.loads(base64.b64decode(data["bytes"]))}
         kind = str(headers.get(":event-type") or headers.get(":exception-type") or "message")
         events.append(BodyEvent(number, start, position, kind, data))
@@ -211,6 +221,8 @@ def read_events(
         return []
     try:
         data = json.loads(body)
-    except ValueError as error:
-        raise here.fail(None, f"the body is not JSON ({error}): {_excerpt(body)}") from None
+    except (ValueError, RecursionError) as error:
+        raise here.fail(
+            None, f"the body is not JSON ({_json_problem(error)}): {_excerpt(body)}"
+        ) from None
     return [BodyEvent(0, 0, len(body), _kind(data, "json"), data)]

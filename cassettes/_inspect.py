@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from tooltape.cassettes._dialects import dialect_for
-from tooltape.cassettes._errors import CassetteError, where
+from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
 from tooltape.cassettes._events import BodyEvent, read_events
 from tooltape.cassettes._frames import framing_of
 from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
 from tooltape.cassettes._store import parse_cassette
 from tooltape.fake_providers import get_dialect
+from tooltape.fake_providers._event_shape import EventShape, shape_problems
 from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
 
 __all__ = ["Inspection", "InteractionInspection", "inspect_body", "inspect_cassette"]
@@ -40,6 +41,8 @@ class InteractionInspection:
     deltas: Deltas
     merge: MergeResult | None
     aborted: str | None
+    warnings: tuple[str, ...] = ()
+    """Malformed events: a field that carries tool calls has the wrong type."""
 
     @property
     def lanes(self) -> str:
@@ -59,6 +62,7 @@ class InteractionInspection:
             "tool_calls": merge.calls() if merge else [],
             "invalid_tool_calls": [dict(c) for c in merge.invalid_tool_calls] if merge else [],
             "hazards": [str(h) for h in merge.hazards] if merge else [],
+            "warnings": list(self.warnings),
             "lanes": self.lanes,
         }
 
@@ -97,6 +101,16 @@ class Inspection:
         ]
 
     @property
+    def warnings(self) -> list[str]:
+        """Every malformed event, prefixed with its interaction when there are several."""
+        prefix = len(self.interactions) > 1
+        return [
+            (f"interaction {i.index}: " if prefix else "") + w
+            for i in self.interactions
+            for w in i.warnings
+        ]
+
+    @property
     def events(self) -> list[BodyEvent]:
         """Every event of every interaction looked at."""
         return [e for i in self.interactions for e in i.events]
@@ -116,6 +130,7 @@ class Inspection:
             "tool_calls": self.tool_calls,
             "invalid_tool_calls": self.invalid_tool_calls,
             "hazards": self.hazards,
+            "warnings": self.warnings,
             "interactions": [i.as_dict() for i in self.interactions],
         }
 
@@ -130,6 +145,7 @@ class Inspection:
                 f"\ninteraction {item.index}: {item.request} -> {item.status}, "
                 f"{len(item.events)} event(s)" + (f", cut: {item.aborted}" if item.aborted else "")
             )
+            lines.extend(f"  warning {w}" for w in item.warnings)
             if item.merge is None:
                 continue
             for call in item.merge.calls():
@@ -163,13 +179,40 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
         except Exception as error:  # a dialect that cannot read the body: one paragraph
             raise CassetteError(
                 f"{where(cassette.path, index)}: the {chosen.name} dialect cannot read the body "
-                f"({type(error).__name__}: {error})"
+                f"({error_text(error)})"
             ) from None
         merge = reference_merge(deltas)
-    request = f"{interaction.request.method} {interaction.request.uri}"
+    request = f"{interaction.request.method} {bounded_text(interaction.request.uri)}"
+    warnings = _malformed(events, chosen.event_shape) if response.status == 200 else ()
     return InteractionInspection(
-        index, chosen.name, response.status, request, tuple(events), deltas, merge, response.aborted
+        index,
+        chosen.name,
+        response.status,
+        request,
+        tuple(events),
+        deltas,
+        merge,
+        response.aborted,
+        warnings,
     )
+
+
+def _malformed(events: list[BodyEvent], shape: EventShape) -> tuple[str, ...]:
+    """One line per event whose tool-call fields have the wrong type (the first few)."""
+    found = []
+    for event in events:
+        if not event.dispatched or event.kind == "[DONE]" or event.data is None:
+            continue
+        problems = shape_problems(event.data, shape)
+        if problems:
+            found.append(f"event {event.number}: {'; '.join(problems)}")
+        if len(found) >= _MAX_WARNINGS:
+            found.append("… (further malformed events not listed)")
+            break
+    return tuple(found)
+
+
+_MAX_WARNINGS = 20
 
 
 def inspect_body(

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from tooltape.cassettes._errors import CassetteError, bounded
 from tooltape.cassettes._model import CassetteInfo, RecordedRequest
+from tooltape.harness._names import check_names
 
 __all__ = [
     "DEFAULT_MATCH_ON",
@@ -131,18 +132,13 @@ def check_match_on(match_on: Sequence[str]) -> tuple[str, ...]:
     Raises:
         CassetteError: An unknown matcher; the message lists the known ones.
     """
-    names = ("match_on",) if isinstance(match_on, str) else tuple(match_on)
-    unknown = [m for m in names if m not in MATCHERS and m != "uri"]
-    if isinstance(match_on, str) or unknown:
-        shown = (
-            bounded(match_on)
-            if isinstance(match_on, str)
-            else "[" + ", ".join(bounded(u) for u in unknown) + "]"
-        )
+    if isinstance(match_on, str):
         raise CassetteError(
-            f"unknown request matcher(s) {shown}; give a sequence of: "
+            f"match_on is the string {bounded(match_on)}; give a sequence of matcher names: "
             f"{', '.join(['uri', *sorted(MATCHERS)])}"
         )
+    names = tuple(match_on)
+    check_names("request matcher", names, ["uri", *MATCHERS], error=CassetteError)
     expanded: list[str] = []
     for name in names:
         for part in _URI_PARTS if name == "uri" else (name,):

@@ -37,23 +37,25 @@ class Handler(Protocol):
     def answer(self, live: RecordedRequest) -> Wire | None:
         """A wire to replay, or ``None`` to send the request to the real server."""
 
-    def begin(self, live: RecordedRequest) -> Callable[[Interaction], None]:
-        """Reserve a place for a recording; call the result with it once complete."""
+    def begin(self, live: RecordedRequest) -> Callable[[Interaction | None], None]:
+        """Reserve a place for a recording; call the result with it (or ``None``) at the end."""
 
 
 def recorded_response(
     scrubber: Scrubber, status: int, reason: str, headers: list[tuple[str, str]], capture: Capture
-) -> RecordedResponse:
-    """The response a finished capture stands for, headers cleaned."""
+) -> RecordedResponse | None:
+    """The response a finished capture stands for, headers cleaned (``None``: left out)."""
     kept = scrubber.clean_headers(headers, scrubber.response_headers)
     if capture.decoded:
         kept = tuple((k, v) for k, v in kept if k not in _DECODED_DROPS)
     body = b"".join(capture.reads)
     boundaries = tuple(itertools.accumulate(len(r) for r in capture.reads[:-1]))
-    return RecordedResponse(status, reason, kept, body, boundaries, capture.aborted)
+    return scrubber.response(
+        RecordedResponse(status, reason, kept, body, boundaries, capture.aborted)
+    )
 
 
-def _live(handler: Handler, request: Any, body: bytes) -> RecordedRequest:
+def _live(handler: Handler, request: Any, body: bytes) -> RecordedRequest | None:
     return handler.scrubber.request(
         request.method, str(request.url), request.headers.multi_items(), body
     )
@@ -65,9 +67,8 @@ def _record(handler: Handler, http: ModuleType, live: RecordedRequest, real: Any
     headers = list(real.headers.multi_items())
 
     def finished(capture: Capture) -> None:
-        done(
-            Interaction(live, recorded_response(handler.scrubber, status, reason, headers, capture))
-        )
+        response = recorded_response(handler.scrubber, status, reason, headers, capture)
+        done(None if response is None else Interaction(live, response))
 
     capture = Capture(real.headers.get("content-encoding", ""), finished)
     real.stream = recording_stream(http, real.stream, capture)
@@ -77,6 +78,8 @@ def _record(handler: Handler, http: ModuleType, live: RecordedRequest, real: Any
 def _sync_patch(handler: Handler, http: ModuleType, original: Any) -> Any:
     def handle_request(self: Any, request: Any) -> Any:
         live = _live(handler, request, request.read())
+        if live is None:  # a before_record_request hook leaves it out: not replayed, not recorded
+            return original(self, request)
         wire = handler.answer(live)
         if wire is not None:
             return wire_response(http, wire)
@@ -88,6 +91,8 @@ def _sync_patch(handler: Handler, http: ModuleType, original: Any) -> Any:
 def _async_patch(handler: Handler, http: ModuleType, original: Any) -> Any:
     async def handle_async_request(self: Any, request: Any) -> Any:
         live = _live(handler, request, await request.aread())
+        if live is None:
+            return await original(self, request)
         wire = handler.answer(live)
         if wire is not None:
             return wire_response(http, wire)
@@ -134,26 +139,26 @@ class MemoryHandler:
     def __init__(self, scrubber: Scrubber | None = None) -> None:
         """Record with ``scrubber`` (default: secrets removed, few request headers kept)."""
         self.scrubber = scrubber or Scrubber()
-        self._slots: list[Interaction | None] = []
+        self._slots: list[Interaction | bool | None] = []
 
     def answer(self, live: RecordedRequest) -> Wire | None:
         """Never replay."""
         return None
 
-    def begin(self, live: RecordedRequest) -> Callable[[Interaction], None]:
+    def begin(self, live: RecordedRequest) -> Callable[[Interaction | None], None]:
         """Reserve the next place."""
         self._slots.append(None)
         slot = len(self._slots) - 1
 
-        def done(interaction: Interaction) -> None:
-            self._slots[slot] = interaction
+        def done(interaction: Interaction | None) -> None:
+            self._slots[slot] = False if interaction is None else interaction
 
         return done
 
     @property
     def interactions(self) -> list[Interaction]:
         """The finished recordings, in request order."""
-        return [i for i in self._slots if i is not None]
+        return [i for i in self._slots if isinstance(i, Interaction)]
 
     @property
     def pending(self) -> int:

@@ -1,261 +1,328 @@
 """Keep secrets off disk: what recording removes before a cassette is written.
 
-Removed, whatever the record mode:
-
-- request and response headers that carry credentials (:data:`SECRET_HEADERS`:
-  ``authorization``, ``x-api-key``, ``api-key``, ``anthropic-api-key``,
-  ``openai-organization``, ``cookie``, ``set-cookie`` ...);
-- query parameters named like keys (:data:`SECRET_PARAMS`: ``key``, ``api_key``,
-  ``apikey``, ``token``, ``access_token`` ...);
-- JSON or form body fields named like keys, at any depth (:data:`SECRET_FIELDS`).
+Removed, whatever the record mode, by rule (:func:`~tooltape.cassettes._secret_names.looks_secret`):
+request and response headers, query parameters, and JSON (at any depth) or form
+body fields whose name looks like a credential in any case or style, the
+provider identity headers (``openai-organization``, ``openai-project``), and the
+userinfo of the URL. A JSON field only counts when its value is a string or a
+number: ``"password": {"type": "string"}`` in a tool schema stays. The user's
+own rules (:mod:`~tooltape.cassettes._scrub_rules`, vcrpy's options) apply first.
 
 By default only a few request headers are kept at all
 (:data:`KEPT_REQUEST_HEADERS`): SDKs send machine-specific ones
-(``user-agent``, ``x-stainless-os``) that only make cassettes churn. Every
-removed value is remembered; a last sweep masks any copy of it left elsewhere
-(another header, the URL path, a response echoing it) with ``*`` of the same
-length, and the writer refuses to write a file that still contains one.
+(``user-agent``, ``x-stainless-os``) that only make cassettes churn.
+
+Every value taken out is remembered (of a cookie, only the values: names and
+attributes such as ``Domain`` or ``HttpOnly`` are not secrets); a last sweep
+masks any copy of it left elsewhere (another header, the URL, a request or
+response body), raw or escaped, percent-encoded or in base64
+(:mod:`~tooltape.cassettes._secret_forms`), with ``*`` byte for byte, and the
+writer refuses a file where one is still found.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Any, TypeVar
+from urllib.parse import quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
-from tooltape.cassettes._model import Cassette, Headers, Interaction, RecordedRequest
-
-__all__ = [
-    "KEPT_REQUEST_HEADERS",
-    "SECRET_FIELDS",
-    "SECRET_HEADERS",
-    "SECRET_PARAMS",
-    "Scrubber",
-]
-
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "anthropic-api-key",
-        "openai-organization",
-        "openai-project",
-        "cookie",
-        "set-cookie",
-        "x-goog-api-key",
-        "x-amz-security-token",
-        "ocp-apim-subscription-key",
-        "x-auth-token",
-    }
+from tooltape.cassettes._errors import CassetteError
+from tooltape.cassettes._model import (
+    Cassette,
+    Headers,
+    Interaction,
+    RecordedRequest,
+    RecordedResponse,
 )
-"""Header names (lower case) never written."""
+from tooltape.cassettes._scrub_rules import Replacement, ScrubRules
+from tooltape.cassettes._secret_forms import SecretFinder
+from tooltape.cassettes._secret_names import Where, looks_secret
 
-SECRET_PARAMS = frozenset(
-    {
-        "key",
-        "api_key",
-        "apikey",
-        "api-key",
-        "token",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "client_secret",
-        "secret",
-        "password",
-        "sig",
-        "signature",
-        "x-amz-signature",
-        "x-amz-credential",
-        "x-amz-security-token",
-    }
-)
-"""Query parameter names (compared case-insensitively) never written."""
+__all__ = ["IDENTITY_HEADERS", "KEPT_REQUEST_HEADERS", "Scrubber"]
 
-SECRET_FIELDS = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "access_token",
-        "refresh_token",
-        "client_secret",
-        "secret_key",
-        "password",
-        "aws_secret_access_key",
-        "aws_session_token",
-        "authorization",
-    }
-)
-"""JSON or form field names (case-insensitive, ``-`` read as ``_``) whose text or number
-value is never written (a mapping under such a name, like a tool schema's
-``"password": {"type": "string"}``, is not a credential and stays)."""
+IDENTITY_HEADERS = frozenset({"openai-organization", "openai-project"})
+"""Headers that name the account rather than carry a credential, removed all the same."""
 
 KEPT_REQUEST_HEADERS = frozenset(
     {"content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta"}
 )
 """Request headers kept by default (pass ``request_headers="all"`` to keep all but secrets)."""
 
-_MIN_SECRET = 6
-"""Shorter values are not swept elsewhere: masking them would hit innocent text."""
-
-_BEARER = re.compile(r"^(?:bearer|basic|token)\s+", re.IGNORECASE)
+_REMOVE = object()
+_T = TypeVar("_T")
 
 
 def _is_scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-def _field_key(name: str) -> str:
-    return name.lower().replace("-", "_")
+def _cookie_value(pair: str) -> str:
+    return pair.partition("=")[2].strip().strip('"')
+
+
+def header_secrets(name: str, value: str) -> list[str]:
+    """The secret parts of a secret header's value (of a cookie, the values only)."""
+    lower = name.lower()
+    if lower == "cookie":
+        return [_cookie_value(pair) for pair in value.split(";")]
+    if lower == "set-cookie":  # attributes (Domain, Path, HttpOnly...) follow the first ';'
+        return [_cookie_value(value.split(";", 1)[0])]
+    found = [value]
+    scheme, _, rest = value.strip().partition(" ")
+    rest = rest.strip()
+    if not rest:
+        return found
+    found.append(rest)
+    if scheme.lower() == "basic":
+        try:
+            user, _, password = base64.b64decode(rest, validate=True).decode().partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return found
+        found += [f"{user}:{password}", user, password]
+    for param in re.split(r",\s*", rest):  # AWS SigV4: Credential=..., Signature=...
+        key, equals, item = param.partition("=")
+        if equals and looks_secret(key.strip(), "header"):
+            found.append(item.strip().strip('"'))
+    return found
 
 
 @dataclass
 class Scrubber:
-    """Removes secrets from what is recorded, and remembers them to check the file."""
+    """Removes secrets from what is recorded, and remembers them to sweep and check the file."""
 
     request_headers: frozenset[str] | None = KEPT_REQUEST_HEADERS
     """Request headers to keep (``None``: all but the secret ones)."""
     response_headers: frozenset[str] | None = None
     """Response headers to keep (``None``: all but the secret ones)."""
-    headers: frozenset[str] = SECRET_HEADERS
-    params: frozenset[str] = SECRET_PARAMS
-    fields: frozenset[str] = SECRET_FIELDS
+    rules: ScrubRules = field(default_factory=ScrubRules)
+    """The user's rules (vcrpy's options)."""
     secrets: set[str] = field(default_factory=set)
     """Every value removed so far."""
 
     def _remember(self, value: Any) -> None:
-        text = str(value)
-        self.secrets.add(text)
-        self.secrets.add(_BEARER.sub("", text))
-        for part in re.split(r"[;,]\s*", text):  # cookies: name=value pairs
-            self.secrets.add(part.partition("=")[2] or part)
+        if _is_scalar(value):
+            self.secrets.add(str(value))
+
+    def _apply(
+        self, replacement: Replacement, name: str, value: Any, request: RecordedRequest | None
+    ) -> Any:
+        """A user rule's new value for ``value`` (:data:`_REMOVE` to drop it)."""
+        new = replacement(name, value, request) if callable(replacement) else replacement
+        if new != value:
+            self._remember(value)
+        return _REMOVE if new is None else new
+
+    # -- headers ------------------------------------------------------------------------
 
     def clean_headers(
-        self, headers: Iterable[tuple[str, str]], keep: frozenset[str] | None
+        self,
+        headers: Iterable[tuple[str, str]],
+        keep: frozenset[str] | None,
+        request: RecordedRequest | None = None,
     ) -> Headers:
         """The headers without secret ones (and, with ``keep``, only those named)."""
         kept = []
         for name, value in headers:
             lower = name.lower()
-            if lower in self.headers:
-                self._remember(value)
+            if lower in self.rules.headers:
+                new = self._apply(self.rules.headers[lower], name, value, request)
+                if new is not _REMOVE:
+                    kept.append((lower, str(new)))
+                if new != value:
+                    self.secrets.update(header_secrets(lower, value))
+            elif looks_secret(lower, "header") or lower in IDENTITY_HEADERS:
+                self.secrets.update(header_secrets(lower, value))
             elif keep is None or lower in keep:
                 kept.append((lower, value))
         return tuple(kept)
 
-    def clean_uri(self, uri: str) -> str:
-        """The URL without key-like query parameters."""
-        parts = urlsplit(uri)
-        if not parts.query:
-            return uri
-        pairs = []
-        for name, value in parse_qsl(parts.query, keep_blank_values=True):
-            if name.lower() in self.params:
+    # -- the URL and form bodies ----------------------------------------------------------
+
+    def _clean_pairs(
+        self,
+        text: str,
+        rules: dict[str, Replacement] | Any,
+        where: Where,
+        request: RecordedRequest | None,
+    ) -> str:
+        """``a=1&b=2`` without secret parameters; what is not a secret is kept as it was."""
+        kept, changed = [], False
+        for segment in text.split("&"):
+            raw_name, _, raw_value = segment.partition("=")
+            name, value = unquote_plus(raw_name), unquote_plus(raw_value)
+            if name in rules:
+                new = self._apply(rules[name], name, value, request)
+                changed = changed or new != value
+                if new is not _REMOVE:
+                    kept.append(segment if new == value else f"{raw_name}={quote_plus(str(new))}")
+            elif looks_secret(name, where):
                 self._remember(value)
+                changed = True
             else:
-                pairs.append((name, value))
-        return urlunsplit(parts._replace(query=urlencode(pairs)))
+                kept.append(segment)
+        return "&".join(kept) if changed else text
 
-    def _clean_json(self, value: Any) -> Any:
-        if isinstance(value, dict):
-            cleaned = {}
-            for key, item in value.items():
-                # Only a scalar is a credential: {"password": {"type": "string"}} is a schema.
-                if _field_key(str(key)) in self.fields and _is_scalar(item):
-                    self._remember(item)
-                else:
-                    cleaned[key] = self._clean_json(item)
-            return cleaned
+    def clean_uri(self, uri: str, request: RecordedRequest | None = None) -> str:
+        """The URL without userinfo and without key-like query parameters."""
+        parts = urlsplit(uri)
+        if "@" in parts.netloc:
+            userinfo, _, host = parts.netloc.rpartition("@")
+            user, _, password = userinfo.partition(":")
+            self.secrets.update({unquote(password), unquote(user), f"{user}:{password}"})
+            parts = parts._replace(netloc=host)
+        if parts.query:
+            parts = parts._replace(
+                query=self._clean_pairs(parts.query, self.rules.query, "query", request)
+            )
+        return urlunsplit(parts)
+
+    # -- JSON bodies --------------------------------------------------------------------
+
+    def _clean_json(self, value: Any, request: RecordedRequest | None) -> Any:
         if isinstance(value, list):
-            return [self._clean_json(item) for item in value]
-        return value
+            return [self._clean_json(item, request) for item in value]
+        if not isinstance(value, dict):
+            return value
+        cleaned = {}
+        for key, item in value.items():
+            if key in self.rules.post_data:
+                new = self._apply(self.rules.post_data[key], key, item, request)
+                if new is not _REMOVE:
+                    cleaned[key] = new
+            # Only a scalar is a credential: {"password": {"type": "string"}} is a schema.
+            elif looks_secret(str(key), "field") and _is_scalar(item):
+                self._remember(item)
+            else:
+                cleaned[key] = self._clean_json(item, request)
+        return cleaned
 
-    def clean_body(self, body: bytes, content_type: str) -> bytes:
+    def clean_body(
+        self, body: bytes, content_type: str, request: RecordedRequest | None = None
+    ) -> bytes:
         """The body without key-like fields (JSON at any depth, or form fields)."""
         if not body:
             return body
         try:
             parsed = json.loads(body)
-        except (ValueError, RecursionError):  # too deep to parse: bytes, like any non-JSON
+        except (ValueError, RecursionError):
             if "x-www-form-urlencoded" not in content_type:
                 return body
-            pairs = parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
-            kept = []
-            for name, value in pairs:
-                if _field_key(name) in self.fields or name.lower() in self.params:
-                    self._remember(value)
-                else:
-                    kept.append((name, value))
-            return urlencode(kept).encode()
+            text = body.decode("utf-8", "replace")
+            return self._clean_pairs(text, self.rules.post_data, "query", request).encode()
         try:
-            cleaned = self._clean_json(parsed)
-        except RecursionError:
+            cleaned = self._clean_json(parsed, request)
+        except RecursionError:  # too deep to walk: left as bytes; the sweep still masks
             return body
         if cleaned == parsed:
             return body
         return json.dumps(cleaned, ensure_ascii=False).encode()
 
-    def request(
+    # -- whole requests and responses -----------------------------------------------------
+
+    def clean(
         self, method: str, uri: str, headers: Iterable[tuple[str, str]], body: bytes
     ) -> RecordedRequest:
-        """The request as it may be written."""
+        """The request as it may be written (the user's hooks not called)."""
         headers = tuple(headers)
+        raw = RecordedRequest(method.upper(), uri, headers, body)
         content_type = next((v for k, v in headers if k.lower() == "content-type"), "")
         return RecordedRequest(
             method=method.upper(),
-            uri=self.clean_uri(uri),
-            headers=self.clean_headers(headers, self.request_headers),
-            body=self.clean_body(body, content_type),
+            uri=self.clean_uri(uri, raw),
+            headers=self.clean_headers(headers, self.request_headers, raw),
+            body=self.clean_body(body, content_type, raw),
         )
+
+    def request(
+        self, method: str, uri: str, headers: Iterable[tuple[str, str]], body: bytes
+    ) -> RecordedRequest | None:
+        """The request as it may be written (``None``: a hook left it out of the cassette)."""
+        request = self.clean(method, uri, headers, body)
+        finder = self.finder()  # a secret this request also echoes (its message, say)
+        if finder:
+            request = replace(
+                request,
+                uri=finder.mask_text(request.uri),
+                headers=tuple((k, finder.mask_text(v)) for k, v in request.headers),
+                body=finder.mask(request.body),
+            )
+        return _hooked(self.rules.before_request, request, RecordedRequest, "before_record_request")
+
+    def response(self, response: RecordedResponse) -> RecordedResponse | None:
+        """``response`` through the ``before_record_response`` hooks (``None``: left out)."""
+        hooked = _hooked(
+            self.rules.before_response, response, RecordedResponse, "before_record_response"
+        )
+        if hooked is None or hooked.boundaries is None or hooked.body == response.body:
+            return hooked
+        size = len(hooked.body)  # the hook changed the body: keep the reads that still fit
+        return replace(hooked, boundaries=tuple(b for b in hooked.boundaries if 0 < b < size))
 
     # -- the last sweep ----------------------------------------------------------------
 
-    def _worth_sweeping(self) -> list[str]:
-        return sorted((s for s in self.secrets if len(s) >= _MIN_SECRET), key=len, reverse=True)
-
-    def _mask(self, text: str, secrets: list[str]) -> str:
-        for secret in secrets:
-            text = text.replace(secret, "*" * len(secret))
-        return text
-
-    def _mask_bytes(self, data: bytes, secrets: list[str]) -> bytes:
-        for secret in secrets:
-            raw = secret.encode()
-            data = data.replace(raw, b"*" * len(raw))  # same length: read offsets stay valid
-        return data
+    def finder(self) -> SecretFinder:
+        """What finds the remembered secrets (those long enough to look for)."""
+        return SecretFinder(self.secrets)
 
     def sweep(self, cassette: Cassette) -> Cassette:
-        """Mask every remembered secret wherever a copy of it is left in the cassette."""
-        secrets = self._worth_sweeping()
-        if not secrets:
+        """Mask every remembered secret, in every form, wherever a copy of it is left."""
+        finder = self.finder()
+        if not finder:
             return cassette
 
         def headers(pairs: Headers) -> Headers:
-            return tuple((k, self._mask(v, secrets)) for k, v in pairs)
+            return tuple((k, finder.mask_text(v)) for k, v in pairs)
 
         interactions = []
         for interaction in cassette.interactions:
             request, response = interaction.request, interaction.response
             request = replace(
                 request,
-                uri=self._mask(request.uri, secrets),
+                uri=finder.mask_text(request.uri),
                 headers=headers(request.headers),
-                body=self._mask_bytes(request.body, secrets),
+                body=finder.mask(request.body),
             )
             response = replace(
                 response,
+                reason=finder.mask_text(response.reason),
                 headers=headers(response.headers),
-                body=self._mask_bytes(response.body, secrets),
+                body=finder.mask(response.body),
+                aborted=None if response.aborted is None else finder.mask_text(response.aborted),
             )
             interactions.append(Interaction(request, response))
         return cassette.with_interactions(tuple(interactions))
 
     def leaked(self, data: bytes) -> list[str]:
-        """The remembered secrets still present in ``data`` (shown cut short)."""
-        found = [s for s in self._worth_sweeping() if s.encode() in data]
-        return [f"{s[:3]}…({len(s)} chars)" for s in found]
+        """The remembered secrets still present in ``data`` in some form (shown cut short)."""
+        return [f"{s[:3]}…({len(s)} chars)" for s in self.finder().found(data)]
+
+    def leaked_in(self, cassette: Cassette) -> list[str]:
+        """:meth:`leaked` over every field of every interaction, before any file encoding."""
+        pieces = []
+        for interaction in cassette.interactions:
+            request, response = interaction.request, interaction.response
+            pieces += [request.uri.encode(), request.body, response.body]
+            pieces += [v.encode() for _, v in (*request.headers, *response.headers)]
+        return self.leaked(b"\n".join(pieces))
+
+
+def _hooked(
+    hooks: tuple[Callable[[Any], Any], ...], value: _T, kind: type[_T], option: str
+) -> _T | None:
+    current: _T | None = value
+    for hook in hooks:
+        if current is None:
+            return None
+        result = hook(current)
+        if result is not None and not isinstance(result, kind):
+            raise CassetteError(
+                f"{option} hook {getattr(hook, '__name__', hook)!r} returned a "
+                f"{type(result).__name__}; expected a {kind.__name__} or None"
+            )
+        current = result
+    return current

@@ -23,6 +23,7 @@ that were never played fail it with their counts and indexes.
 from __future__ import annotations
 
 import datetime
+import inspect
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,6 +44,7 @@ from tooltape.cassettes._model import (
 from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._recorder import patched_transports
 from tooltape.cassettes._scrub import KEPT_REQUEST_HEADERS, Scrubber
+from tooltape.cassettes._scrub_rules import Replacement, did_you_mean, scrub_rules
 from tooltape.cassettes._shape import drift, drift_report
 from tooltape.cassettes._store import (
     cassette_lock,
@@ -53,6 +55,7 @@ from tooltape.cassettes._store import (
 )
 from tooltape.fake_providers import Wire
 from tooltape.harness import Quirk
+from tooltape.harness._names import unknown_name
 
 __all__ = [
     "RECORD_MODES",
@@ -60,11 +63,16 @@ __all__ = [
     "RecordMode",
     "record",
     "replay",
+    "USE_CASSETTE_OPTIONS",
+    "check_options",
     "run_session",
     "use_cassette",
 ]
 
 RecordMode = Literal["none", "once", "new_episodes", "all"]
+Filter = str | tuple[str, Replacement]
+"""A vcrpy filter item: a name, or a ``(name, replacement)`` pair."""
+Hooks = Callable[[Any], Any] | Sequence[Callable[[Any], Any]]
 RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
 
 _NOTES = {
@@ -89,19 +97,31 @@ class CassetteSession:
         allow_repeats: bool = False,
         dialect: str | None = None,
         request_headers: Iterable[str] | Literal["all"] = KEPT_REQUEST_HEADERS,
+        filter_headers: Iterable[Filter] = (),
+        filter_query_parameters: Iterable[Filter] = (),
+        filter_post_data_parameters: Iterable[Filter] = (),
+        before_record_request: Hooks | None = None,
+        before_record_response: Hooks | None = None,
         echo: Callable[[str], None] | None = None,
     ) -> None:
         """Prepare a session; see :func:`use_cassette` for the arguments."""
         if record_mode not in RECORD_MODES:
-            raise CassetteError(
-                f"unknown record mode {record_mode!r}; record modes: {', '.join(RECORD_MODES)}"
-            )
+            raise unknown_name("record mode", record_mode, RECORD_MODES, error=CassetteError)
         self.path = Path(path)
         self.record_mode = record_mode
         self.allow_unplayed = allow_unplayed
         self.dialect = dialect
         keep = None if request_headers == "all" else frozenset(h.lower() for h in request_headers)
-        self.scrubber = Scrubber(request_headers=keep)
+        rules = scrub_rules(
+            {
+                "filter_headers": filter_headers,
+                "filter_query_parameters": filter_query_parameters,
+                "filter_post_data_parameters": filter_post_data_parameters,
+                "before_record_request": before_record_request,
+                "before_record_response": before_record_response,
+            }
+        )
+        self.scrubber = Scrubber(request_headers=keep, rules=rules)
         self.existed = self.path.exists()
         # A broken file fails here, in every mode: nothing is ever written over it.
         needed = self.existed or record_mode == "none"
@@ -127,7 +147,7 @@ class CassetteSession:
         self.kept_existing = False
         """True when another process created the cassette first (``once``): this one added to it."""
         self._echo = echo or (lambda text: sys.stderr.write(text))
-        self._slots: list[Interaction | None] = []
+        self._slots: list[Interaction | bool | None] = []
         self._lock = threading.Lock()
 
     @property
@@ -147,22 +167,22 @@ class CassetteSession:
             return None
         return self.player.refuse(live)
 
-    def begin(self, live: RecordedRequest) -> Callable[[Interaction], None]:
+    def begin(self, live: RecordedRequest) -> Callable[[Interaction | None], None]:
         """Reserve the place of a recording (request order, whatever order bodies end in)."""
         with self._lock:
             self._slots.append(None)
             slot = len(self._slots) - 1
 
-        def done(interaction: Interaction) -> None:
-            with self._lock:
-                self._slots[slot] = interaction
+        def done(interaction: Interaction | None) -> None:
+            with self._lock:  # False: a before_record_response hook left it out
+                self._slots[slot] = False if interaction is None else interaction
 
         return done
 
     @property
     def recorded(self) -> list[Interaction]:
         """The recordings of this session, in request order."""
-        return [i for i in self._slots if i is not None]
+        return [i for i in self._slots if isinstance(i, Interaction)]
 
     # -- the end ------------------------------------------------------------------------
 
@@ -275,6 +295,11 @@ def use_cassette(
     allow_repeats: bool = False,
     dialect: str | None = None,
     request_headers: Iterable[str] | Literal["all"] = KEPT_REQUEST_HEADERS,
+    filter_headers: Iterable[Filter] = (),
+    filter_query_parameters: Iterable[Filter] = (),
+    filter_post_data_parameters: Iterable[Filter] = (),
+    before_record_request: Hooks | None = None,
+    before_record_response: Hooks | None = None,
 ) -> Iterator[CassetteSession]:
     """Replay (or record) a cassette for every httpx and httpx2 client inside the block.
 
@@ -295,6 +320,16 @@ def use_cassette(
         dialect: The dialect written in a new cassette (inferred from the URL otherwise).
         request_headers: Request headers kept in recordings, or ``"all"`` (secret
             headers are removed either way).
+        filter_headers: More headers to remove, as vcrpy: names, or ``(name,
+            replacement)`` pairs (a string, ``None`` to remove, or a callable
+            ``(name, value, request)``); the values taken out are swept like secrets.
+        filter_query_parameters: The same for query parameters.
+        filter_post_data_parameters: The same for JSON (at any depth) and form body fields.
+        before_record_request: A callable (or a list) given each cleaned
+            :class:`RecordedRequest`, also before matching; returns it or ``None``
+            (not recorded, sent out).
+        before_record_response: A callable (or a list) given each
+            :class:`RecordedResponse` before it is kept; returns it or ``None``.
 
     Yields:
         The session (``.player.play_counts``, ``.recorded``, ``.drift_lines``).
@@ -315,6 +350,11 @@ def use_cassette(
         allow_repeats=allow_repeats,
         dialect=dialect,
         request_headers=request_headers,
+        filter_headers=filter_headers,
+        filter_query_parameters=filter_query_parameters,
+        filter_post_data_parameters=filter_post_data_parameters,
+        before_record_request=before_record_request,
+        before_record_response=before_record_response,
     )
     with run_session(session):
         yield session
@@ -332,9 +372,25 @@ def run_session(session: CassetteSession) -> Iterator[CassetteSession]:
     session.close()
 
 
+def check_options(options: Iterable[str]) -> None:
+    """Refuse a name :func:`use_cassette` does not take, with the closest ones.
+
+    Raises:
+        CassetteError: An unknown option.
+    """
+    known = USE_CASSETTE_OPTIONS
+    for name in options:
+        if name not in known:
+            raise CassetteError(
+                f"unknown cassette option {name!r}{did_you_mean(name, known)}; "
+                f"options: {', '.join(known)}"
+            )
+
+
 @contextmanager
 def replay(path: str | Path, **options: Any) -> Iterator[CassetteSession]:
     """Replay a cassette, live calls blocked: :func:`use_cassette` with record mode ``none``."""
+    check_options(options)
     if options.setdefault("record_mode", "none") != "none":
         raise CassetteError("replay() never records; use use_cassette(record_mode=...) or record()")
     with use_cassette(path, **options) as session:
@@ -349,6 +405,7 @@ def record(path: str | Path, **options: Any) -> Iterator[CassetteSession]:
         CassetteError: The cassette exists (replay it, or pass ``record_mode="all"`` to
             re-record it, or ``"new_episodes"`` to add to it), or the mode is ``none``.
     """
+    check_options(options)
     mode = options.setdefault("record_mode", "once")
     if mode == "none":
         raise CassetteError("record() needs a recording mode: once, new_episodes or all")
@@ -360,3 +417,9 @@ def record(path: str | Path, **options: Any) -> Iterator[CassetteSession]:
         )
     with use_cassette(path, **options) as session:
         yield session
+
+
+USE_CASSETTE_OPTIONS: tuple[str, ...] = tuple(
+    name for name in inspect.signature(use_cassette).parameters if name != "path"
+)
+"""The keyword options of :func:`use_cassette` (and of the marker and ``tooltape_config``)."""

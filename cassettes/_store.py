@@ -208,11 +208,13 @@ def encode_checked(cassette: Cassette, scrubber: Scrubber | None, path: Path) ->
     if scrubber is not None:
         cassette = scrubber.sweep(cassette)
     data = cassette_text(cassette).encode("utf-8")
-    leaked = scrubber.leaked(data) if scrubber is not None else []
+    # Both the bytes and the fields: YAML may escape or wrap what the fields hold.
+    leaked = scrubber.leaked(data) or scrubber.leaked_in(cassette) if scrubber is not None else []
     if leaked:
         raise CassetteError(
             f"{path}: not written: removed secret(s) {', '.join(leaked)} still appear in the "
-            "cassette (encoded differently); add the field to the scrubber"
+            "cassette (encoded differently); remove them with before_record_request or "
+            "before_record_response"
         )
     return data
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from tooltape.cassettes._errors import CassetteError
+from tooltape.cassettes._errors import CassetteError, bounded_text
+from tooltape.harness._expansion import expanded_size, expansion_limit
 
 __all__ = ["dump_yaml", "load_yaml"]
 
@@ -77,25 +78,47 @@ def dump_yaml(data: Any) -> str:
     return text
 
 
-def load_yaml(text: str, path: str | Path | None) -> Any:
-    """Parse cassette text safely.
+def load_yaml(text: str, path: str | Path | None, *, what: str = "cassette") -> Any:
+    """Parse cassette text safely, refusing alias bombs, huge integers and deep nesting.
 
     Raises:
-        CassetteError: The text is not YAML, or uses a tag the safe loader refuses;
-            the message gives the line and column.
+        CassetteError: The text is not YAML, or uses a tag the safe loader refuses
+            (the message gives the line and column), or its aliases expand it far
+            beyond its own size, or it nests too deep or holds an integer too long
+            to read.
     """
+    data = _load(text, path, what)
+    expanded = expanded_size(data, limit=expansion_limit(text))
+    if expanded is None:
+        raise CassetteError(
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: its aliases (*name) expand "
+            f"it to more than {expansion_limit(text):,} nodes and characters from "
+            f"{len(text):,} characters of text (an alias bomb?)"
+        )
+    return data
+
+
+def _load(text: str, path: str | Path | None, what: str) -> Any:
     try:
         return yaml.load(text, Loader=_Loader)  # a safe loader subclass
+    except RecursionError:
+        raise CassetteError(
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: it nests too deep to read"
+        ) from None
+    except ValueError as error:  # an integer past Python's int-string conversion limit
+        raise CassetteError(
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: {bounded_text(str(error))}"
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = (error.problem or error.context or "malformed").strip()
+        problem = bounded_text((error.problem or error.context or "malformed").strip())
         hint = " (cassettes are read safely: Python object tags are refused)" * ("tag" in problem)
         raise CassetteError(
-            f"{path or '<cassette>'}: not a valid YAML cassette{at}: {problem}{hint}"
+            f"{path or '<' + what + '>'}: not a valid YAML {what}{at}: {problem}{hint}"
         ) from None
     except yaml.YAMLError as error:
-        text_error = " ".join(str(error).split())
+        text_error = bounded_text(" ".join(str(error)[:1000].split()))
         raise CassetteError(
-            f"{path or '<cassette>'}: not a valid YAML cassette: {text_error}"
+            f"{path or '<' + what + '>'}: not a valid YAML {what}: {text_error}"
         ) from None

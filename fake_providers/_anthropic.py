@@ -364,6 +364,17 @@ class AnthropicMessagesDialect(Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
     name = "anthropic_messages"
+    event_shape = (
+        ("index", "int"),
+        ("content_block", "object"),
+        ("content_block.type", "str"),
+        ("content_block.id", "str"),
+        ("content_block.name", "str"),
+        ("content_block.input", "object"),
+        ("delta", "object"),
+        ("delta.type", "str"),
+        ("delta.partial_json", "str"),
+    )
     path = "/v1/messages"
     stream_flag = True
 

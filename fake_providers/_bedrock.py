@@ -300,6 +300,16 @@ class BedrockConverseDialect(BedrockDialect):
     """Bedrock ConverseStream: event-stream messages, content blocks by ``contentBlockIndex``."""
 
     name = "bedrock_converse"
+    event_shape = (
+        ("contentBlockIndex", "int"),
+        ("start", "object"),
+        ("start.toolUse", "object"),
+        ("start.toolUse.name", "str"),
+        ("start.toolUse.toolUseId", "str"),
+        ("delta", "object"),
+        ("delta.toolUse", "object"),
+        ("delta.toolUse.input", "str"),
+    )
     path = "/model/{modelId}/converse-stream"
     event_quirks: ClassVar[dict[str, str | None]] = {
         "no_empty_tool_input": None,

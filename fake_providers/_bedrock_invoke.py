@@ -99,6 +99,18 @@ class BedrockInvokeDialect(BedrockDialect):
     """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
 
     name = "bedrock_invoke"
+    event_shape = (
+        ("bytes", "object"),
+        ("bytes.index", "int"),
+        ("bytes.content_block", "object"),
+        ("bytes.content_block.type", "str"),
+        ("bytes.content_block.id", "str"),
+        ("bytes.content_block.name", "str"),
+        ("bytes.content_block.input", "object"),
+        ("bytes.delta", "object"),
+        ("bytes.delta.type", "str"),
+        ("bytes.delta.partial_json", "str"),
+    )
     path = "/model/{modelId}/invoke-with-response-stream"
     extra_headers = (("x-amzn-bedrock-content-type", "application/json"),)
     event_quirks: ClassVar[dict[str, str | None]] = {

@@ -45,6 +45,7 @@ from tooltape.harness import (
     reference_merge,
 )
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
+from tooltape.harness._served import remember_served
 
 __all__ = ["FakeHistoryRejected", "FakeStreamError", "FakeToolStreamingModel", "ScriptedTurn"]
 
@@ -130,7 +131,11 @@ class FakeToolStreamingModel(BaseChatModel):
     model_config = ConfigDict(populate_by_name=True, arbitrary_types_allowed=True)
 
     turns: Sequence[Any] = ()
-    """The scripted turns (one, or a list): plans, planned streams, scenarios, wires, bodies."""
+    """The scripted turns (one, or a list): plans, planned streams, scenarios, wires, bodies.
+
+    A plan's numbered ids (``call_<n>``) move past the ids earlier turns used, so the
+    turns of one conversation never share an id; ids a plan was given are kept.
+    """
     dialect: str = "openai_chat"
     """The dialect whose adapter's chunks are streamed."""
     quirks: Sequence[Any] = ()
@@ -177,11 +182,12 @@ class FakeToolStreamingModel(BaseChatModel):
         super().__init__(**kwargs)
         # Rendered after pydantic's validation, so a TooltapeUsageError (a ValueError)
         # reaches the caller instead of being wrapped in a ValidationError.
-        self._script = [self._render(n, source) for n, source in enumerate(self.turns)]
+        used: set[str] = set()  # numbered ids move on from turn to turn (Plan.with_fresh_ids)
+        self._script = [self._render(n, source, used) for n, source in enumerate(self.turns)]
 
     # -- the script ---------------------------------------------------------------------
 
-    def _render(self, number: int, source: Any) -> ScriptedTurn:
+    def _render(self, number: int, source: Any, used: set[str]) -> ScriptedTurn:
         dialect = get_dialect(self.dialect)
         label = f"turn {number + 1}"
         if isinstance(source, (Wire, bytes)):
@@ -197,7 +203,10 @@ class FakeToolStreamingModel(BaseChatModel):
             raise TooltapeUsageError(
                 f"{label}: expected a Plan, PlannedStream, Scenario, Wire or bytes, got {source!r}"
             )
+        if isinstance(source, Plan):
+            source = source.with_fresh_ids(used)
         plan = source.plan if isinstance(source, PlannedStream) else source
+        used |= {call.id for call in plan.calls if call.id}
         finish = source.finish if isinstance(source, PlannedStream) else plan.effective_finish
         wire = dialect.render(source, quirks, seed)
         deltas, texts = _place_text(dialect.parse(wire.body), plan.text_before, plan.text_after)
@@ -225,6 +234,7 @@ class FakeToolStreamingModel(BaseChatModel):
         Raises:
             TooltapeAssertionError: Naming the unplayed turns.
         """
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         left = self._script[self._played :]
         if left and not self.repeat_last:
             labels = ", ".join(turn.label for turn in left)
@@ -262,6 +272,7 @@ class FakeToolStreamingModel(BaseChatModel):
 
     def _chunks(self, messages: list[BaseMessage]) -> Iterator[ChatGenerationChunk]:
         turn = self._next_turn(messages)
+        remember_served(lambda: turn.deltas)  # assert_merge on the message draws these lanes
         for text, delta in zip(turn.texts, turn.deltas, strict=True):
             yield ChatGenerationChunk(message=AIMessageChunk(content=text, tool_call_chunks=delta))
         if turn.finish == "error":

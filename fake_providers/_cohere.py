@@ -182,6 +182,17 @@ class CohereV2Dialect(Dialect):
     name = "cohere_v2"
     path = "/v2/chat"
     stream_flag = True
+    event_shape = (
+        ("type", "str"),
+        ("index", "int"),
+        ("delta", "object"),
+        ("delta.message", "object"),
+        ("delta.message.tool_calls", "object|list"),
+        ("delta.message.tool_calls.id", "str"),
+        ("delta.message.tool_calls.function", "object"),
+        ("delta.message.tool_calls.function.name", "str"),
+        ("delta.message.tool_calls.function.arguments", "str"),
+    )
     framing = "sse"
     media_type = "text/event-stream"
 

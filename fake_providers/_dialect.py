@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
-from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._names import unknown_name
 
 __all__ = ["Dialect", "ProviderEvent", "dialect_names", "get_dialect", "register_profile"]
 
@@ -56,6 +57,8 @@ class Dialect(ABC):
     media_type: ClassVar[str] = "text/event-stream"
     stream_flag: ClassVar[bool] = False
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
+    event_shape: ClassVar[EventShape] = ()
+    """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -147,9 +150,8 @@ def get_dialect(name: str) -> Dialect:
 
         base, quirks, description = _PROFILES[name]
         return ProfileDialect(name, get_dialect(base), quirks, description)
-    raise TooltapeUsageError(
-        f"unknown dialect {name!r}; dialects: {', '.join(sorted(_DIALECTS))}"
-        + (f"; profiles: {', '.join(sorted(_PROFILES))}" if _PROFILES else "")
+    raise unknown_name(
+        "dialect", name, dialect_names(profiles=True), plural="dialects and profiles"
     )
 
 

@@ -268,6 +268,17 @@ class GeminiDialect(Dialect):
     name = "gemini"
     path = "/v1beta/models/{model}:streamGenerateContent"
     framing = "sse"
+    event_shape = (
+        ("candidates", "list"),
+        ("candidates[]", "object"),
+        ("candidates[].content", "object"),
+        ("candidates[].content.parts", "list"),
+        ("candidates[].content.parts[]", "object"),
+        ("candidates[].content.parts[].functionCall", "object"),
+        ("candidates[].content.parts[].functionCall.name", "str|null"),
+        ("candidates[].content.parts[].functionCall.args", "object|null"),
+        ("candidates[].content.parts[].functionCall.id", "str|null"),
+    )
     media_type = "text/event-stream"
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:

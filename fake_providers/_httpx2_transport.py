@@ -22,6 +22,7 @@ from unittest import mock
 import httpx2
 
 from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._passthrough import intercepted_below
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
 from tooltape.fake_providers._wire import ProviderRequest, Wire
 
@@ -86,6 +87,7 @@ class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
     def assert_all_played(self) -> None:
         """Fail when a turn went unplayed, or a request found no route or turn left."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         self.router.assert_all_played()
 
 
@@ -95,21 +97,32 @@ def patch_httpx2(
 ) -> Iterator[FakeTransport]:
     """Route every httpx2 client's requests to ``providers`` while the context is open.
 
-    Requests no provider serves get a 404 naming the routes; nothing reaches
-    the network. Clients given an explicit transport (``MockTransport`` ...)
-    keep it. Pass ``router`` to share one router with other transports.
+    Requests for the providers' hosts are answered (a path no provider serves
+    gets a 404 naming the routes). Requests for other hosts go on to the
+    transport methods that were in place before — vcrpy's, when a vcrpy or
+    pytest-recording cassette is open — and, with no such tool, get the same
+    404: nothing reaches the network. Clients given an explicit transport
+    (``MockTransport`` ...) keep it. Pass ``router`` to share one router with
+    other transports.
 
     Yields:
         The transport serving the requests (``.router.unrouted``, ``.assert_all_played()``).
     """
     transport = FakeTransport(*providers, router=router)
+    previous_sync = httpx2.HTTPTransport.handle_request
+    previous_async = httpx2.AsyncHTTPTransport.handle_async_request
+    elsewhere = intercepted_below("httpx2", (previous_sync, previous_async))
 
     def handle_request(self: httpx2.HTTPTransport, request: httpx2.Request) -> httpx2.Response:
+        if elsewhere and not transport.router.serves_host(str(request.url)):
+            return previous_sync(self, request)
         return transport.handle_request(request)
 
     async def handle_async_request(
         self: httpx2.AsyncHTTPTransport, request: httpx2.Request
     ) -> httpx2.Response:
+        if elsewhere and not transport.router.serves_host(str(request.url)):
+            return await previous_async(self, request)
         return await transport.handle_async_request(request)
 
     with ExitStack() as stack:

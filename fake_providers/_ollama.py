@@ -213,6 +213,15 @@ class OllamaDialect(Dialect):
     name = "ollama"
     path = "/api/chat"
     framing = "ndjson"
+    event_shape = (
+        ("message", "object"),
+        ("message.tool_calls", "list|null"),
+        ("message.tool_calls[]", "object"),
+        ("message.tool_calls[].function", "object"),
+        ("message.tool_calls[].function.name", "str"),
+        ("message.tool_calls[].function.arguments", "object|str"),
+        ("message.tool_calls[].function.index", "int"),
+    )
     media_type = "application/x-ndjson"
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:

@@ -40,6 +40,7 @@ from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._lane_merge import plain_chunks
 
 __all__ = [
     "ChatEventQuirk",
@@ -351,6 +352,11 @@ def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
     if delta.get("role") == "user" or human[0]:
         human[0] = True  # a HumanMessageChunk, and the default class for every later chunk
         return []
+    message_id = delta.get("id")
+    if type(content) is str and (message_id is None or type(message_id) is str):
+        plain = plain_chunks(chunks)  # what validation would leave, without its cost
+        if plain is not None:
+            return plain
     message = AIMessageChunk(content=content, id=delta.get("id"), tool_call_chunks=chunks)
     return list(message.tool_call_chunks)
 
@@ -362,6 +368,19 @@ class OpenAIChatDialect(Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"
+    event_shape = (
+        ("choices", "list|null"),
+        ("choices[]", "object"),
+        ("choices[].index", "int"),
+        ("choices[].delta", "object|null"),
+        ("choices[].delta.tool_calls", "list|null"),
+        ("choices[].delta.tool_calls[]", "object"),
+        ("choices[].delta.tool_calls[].index", "int"),
+        ("choices[].delta.tool_calls[].id", "str|null"),
+        ("choices[].delta.tool_calls[].function", "object|null"),
+        ("choices[].delta.tool_calls[].function.name", "str|null"),
+        ("choices[].delta.tool_calls[].function.arguments", "str|null"),
+    )
     path = "/v1/chat/completions"
     stream_flag = True
     framing = "sse"

@@ -68,6 +68,17 @@ class OpenAIResponsesDialect(Dialect):
     name = DIALECT
     path = "/v1/responses"
     stream_flag = True
+    event_shape = (
+        ("type", "str"),
+        ("output_index", "int"),
+        ("item", "object"),
+        ("item.type", "str"),
+        ("item.name", "str|null"),
+        ("item.call_id", "str|null"),
+        ("item.arguments", "str|null"),
+        ("delta", "str"),
+        ("arguments", "str"),
+    )
     media_type = "text/event-stream; charset=utf-8"
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:

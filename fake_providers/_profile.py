@@ -24,6 +24,7 @@ class ProfileDialect(Dialect):
         self.framing = base.framing  # type: ignore[misc]
         self.media_type = base.media_type  # type: ignore[misc]
         self.stream_flag = base.stream_flag  # type: ignore[misc]
+        self.event_shape = base.event_shape  # type: ignore[misc]
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """The base dialect's events."""

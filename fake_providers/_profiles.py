@@ -30,7 +30,7 @@ from tooltape.fake_providers import (  # noqa: F401
 )
 from tooltape.fake_providers._dialect import register_profile
 from tooltape.harness import parse_quirk
-from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._names import unknown_name
 
 __all__ = ["PROFILES", "Profile", "corpus_claims", "profile_base_url", "profile_table"]
 
@@ -352,8 +352,7 @@ def profile_base_url(name: str) -> str:
     for profile in PROFILES:
         if profile.name == name:
             return profile.base_url
-    known = ", ".join(p.name for p in PROFILES)
-    raise TooltapeUsageError(f"unknown profile {name!r}; profiles: {known}")
+    raise unknown_name("profile", name, [p.name for p in PROFILES])
 
 
 def corpus_claims() -> list[tuple[str, str]]:

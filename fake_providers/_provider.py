@@ -22,8 +22,17 @@ from urllib.parse import urlsplit
 from tooltape.fake_providers._dialect import Dialect, get_dialect
 from tooltape.fake_providers._limits import cut_body, trim_log
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.harness import Plan, PlannedStream, Quirk, Scenario, parse_quirk
+from tooltape.harness import (
+    Plan,
+    PlannedStream,
+    Quirk,
+    Scenario,
+    is_repeated_name,
+    parse_quirk,
+    reference_merge,
+)
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
+from tooltape.harness._served import remember_served
 
 __all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
 
@@ -150,6 +159,8 @@ class FakeProvider:
         self.received = 0
         """How many requests this provider received (the log may keep fewer)."""
         self._log_limits: tuple[int | None, int | None] = (None, None)
+        self._call_ids: set[str] = set()
+        self._tool_names: list[str] = []
         self.requests: list[ProviderRequest] = []
         """The requests this provider received, in order (all, unless :meth:`limit_log`)."""
         self.rejected: list[tuple[ProviderRequest, ProviderError]] = []
@@ -180,14 +191,20 @@ class FakeProvider:
 
         Returns:
             The provider, so turns chain: ``provider.stream(a).then(b)``.
+
+        A plan's numbered ids (``call_<n>``, the ones it filled in) move past the
+        ids earlier turns streamed, so turns of one conversation never share an id;
+        ids the plan was given are streamed as they are.
         """
         if seed is None:
             seed = (plan.seed if isinstance(plan, Scenario) else 0) + len(self._turns)
         if isinstance(plan, Scenario):
             quirks = (*plan.quirks, *quirks)
             plan = plan.plan
+        plan = self._fresh_ids(plan)
         quirks = tuple(parse_quirk(q) for q in quirks)
         wire = plan if isinstance(plan, Wire) else self.dialect.render(plan, quirks, seed)
+        self._note_tools(plan, wire)
         names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []
         label = f"turn {len(self._turns) + 1}: stream" + (
             f" calling {', '.join(names)}" if names else ""
@@ -198,6 +215,39 @@ class FakeProvider:
         return self
 
     then = stream
+
+    def _note_tools(self, plan: Plan | PlannedStream | Wire, wire: Wire) -> None:
+        """Remember the tools the turn calls (a wire's are what its calls merge to)."""
+        if isinstance(plan, Wire):
+            try:
+                calls = reference_merge(self.dialect.parse(wire.body)).chunks
+            except (TooltapeUsageError, ValueError):  # not a tool stream: it declares none
+                calls = []
+            # A wire that repeats the name (``get_weatherget_weather``) still calls get_weather.
+            names = [is_repeated_name(n) or n for n in (str(c.get("name") or "") for c in calls)]
+        else:
+            names = [c.name for c in (plan.plan if isinstance(plan, PlannedStream) else plan).calls]
+        for name in names:
+            if name and name not in self._tool_names:
+                self._tool_names.append(name)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The tools the scripted turns call, in first-call order (what a client would bind)."""
+        return tuple(self._tool_names)
+
+    def _fresh_ids(self, plan: Plan | PlannedStream | Wire) -> Plan | PlannedStream | Wire:
+        """Move a plan's numbered ids past the ids earlier turns streamed.
+
+        A planned stream's fragments already carry their ids, and a wire its bytes:
+        both are streamed as given.
+        """
+        if isinstance(plan, Plan):
+            plan = plan.with_fresh_ids(self._call_ids)
+            self._call_ids |= {call.id for call in plan.calls if call.id}
+        elif isinstance(plan, PlannedStream):
+            self._call_ids |= {call.id for call in plan.plan.calls if call.id}
+        return plan
 
     def error(self, status: int, body: Mapping[str, Any] | None = None) -> Self:
         """Queue an HTTP error turn: ``status`` with a JSON ``body``.
@@ -293,6 +343,9 @@ class FakeProvider:
                 )
             turn = self._turns[self._played]
             self._played += 1
+            if turn.wire.status == 200:  # assert_merge on the message draws these lanes
+                body, parse = turn.wire.body, self.dialect.parse
+                remember_served(lambda: parse(body))
             return turn.wire
 
     def assert_all_played(self) -> None:
@@ -301,6 +354,7 @@ class FakeProvider:
         Raises:
             TooltapeAssertionError: Naming the unplayed turns and the unexpected requests.
         """
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         problems = [f"{t.label} was not played" for t in self._turns[self._played :]]
         problems += self._turnless
         if problems:
@@ -347,6 +401,12 @@ class ProviderRouter:
             (p for p in self.providers if method == "POST" and p.serves(host, port, path)), None
         )
 
+    def serves_host(self, url: str) -> bool:
+        """True when some provider lives at ``url``'s host and port (its traffic is ours)."""
+        if not self.match_host:
+            return True
+        return _host_port(url) in {(p.host, p.port) for p in self.providers}
+
     def dispatch(self, request: ProviderRequest, url: str) -> Wire:
         """Hand the request to its provider, or answer 404 naming the routes that exist."""
         provider = self.provider_for(request.method, url)
@@ -362,6 +422,7 @@ class ProviderRouter:
 
     def assert_all_played(self) -> None:
         """Fail when any provider left turns unplayed or a request found no route or turn."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         failures = []
         for provider in self.providers:
             try:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 from tooltape.harness._hazards import is_repeated_name
+from tooltape.harness._names import check_names
 from tooltape.harness._pairing import find_pairing_problems, pending_tool_calls
 
 __all__ = [
@@ -303,7 +304,14 @@ def assert_agent_run_healthy(
     Raises:
         AgentRunUnhealthy: Listing every diagnosis not allowed.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     allowed = set(allow)
+    check_names(
+        "diagnosis kind",
+        allowed,
+        get_args(DiagnosisKind),
+        prefix="assert_agent_run_healthy(allow=...): ",
+    )
     found = diagnose_agent_run(messages, tools=tools, finished=finished)
     found = [d for d in found if d.kind not in allowed]
     if found:

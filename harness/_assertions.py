@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, get_args
 
 from langchain_core.messages import AIMessage
 
@@ -13,7 +13,9 @@ from tooltape.harness._errors import HazardFound, MergeMismatch, TooltapeUsageEr
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._lanes import draw_lanes
 from tooltape.harness._models import HazardKind, MergeResult, Plan, ToolCallDict
+from tooltape.harness._names import check_names
 from tooltape.harness._reference import DeltasLike, merge_result_from_message, reference_merge
+from tooltape.harness._served import served_stream
 
 __all__ = [
     "ExpectedCalls",
@@ -59,8 +61,8 @@ def normalize_calls(
 def _subject_result(subject: SubjectLike) -> tuple[MergeResult, DeltasLike | None]:
     if isinstance(subject, MergeResult):
         return subject, None
-    if isinstance(subject, AIMessage):
-        return merge_result_from_message(subject), None
+    if isinstance(subject, AIMessage):  # a fake's message: draw the stream it served
+        return merge_result_from_message(subject), served_stream(subject)
     return reference_merge(subject), subject
 
 
@@ -87,6 +89,9 @@ def _allowed(allow_hazards: bool | Iterable[HazardKind]) -> Callable[[HazardKind
     if allow_hazards is False:
         return lambda kind: False
     kinds = set(allow_hazards)
+    check_names(
+        "hazard kind", kinds, get_args(HazardKind), prefix="assert_merge(allow_hazards=...): "
+    )
     return lambda kind: kind in kinds
 
 
@@ -102,7 +107,8 @@ def assert_merge(
     Args:
         subject: Deltas (merged here by the reference), a :class:`PlannedStream`,
             an ``AIMessage``/``AIMessageChunk`` the subject produced, or a
-            :class:`MergeResult`.
+            :class:`MergeResult`. A message merged from a stream a tooltape fake
+            served (matched by its tool-call ids) fails with that stream's lanes.
         expected: A :class:`Plan`, a :class:`MergeResult` (e.g. the reference's),
             or a list of ``{name, args, id}`` dicts.
         allow_hazards: ``True`` to accept any hazard, or the hazard kinds to accept.
@@ -115,16 +121,17 @@ def assert_merge(
         MergeMismatch: The calls differ; the message shows a diff and the lanes.
         HazardFound: The calls match but carry hazards that were not allowed.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     result, stream = _subject_result(subject)
     want = normalize_calls(expected, ignore_ids=ignore_ids)
     got = normalize_calls(result, ignore_ids=ignore_ids)
     if got != want:
-        raise MergeMismatch(_mismatch_message(want, got, result, stream))
+        raise MergeMismatch(_mismatch_message(want, got, result, stream, subject))
     allowed = _allowed(allow_hazards)
     found = [h for h in result.hazards if not allowed(h.kind)]
     if found:
         listing = "\n".join(f"  - {h}" for h in found)
-        lanes = f"\n\n{draw_lanes(stream)}" if stream is not None else ""
+        lanes = f"\n\n{_lanes(stream, subject)}" if stream is not None else ""
         raise HazardFound(
             f"the calls match, but the merge carries {len(found)} hazard(s):\n{listing}\n"
             "Pass allow_hazards=[...] with these kinds if the test expects them." + lanes
@@ -137,6 +144,7 @@ def _mismatch_message(
     got: list[ToolCallDict],
     result: MergeResult,
     stream: DeltasLike | None,
+    subject: SubjectLike,
 ) -> str:
     parts = [
         f"merged tool calls differ from the expected calls (expected {len(want)}, got {len(got)})",
@@ -156,8 +164,14 @@ def _mismatch_message(
             f"plan quirks: {', '.join(map(str, stream.quirks)) or 'none'} (seed {stream.seed})"
         )
     if stream is not None:
-        parts.append(draw_lanes(stream))
+        parts.append(_lanes(stream, subject))
     return "\n".join(parts)
+
+
+def _lanes(stream: DeltasLike, subject: SubjectLike) -> str:
+    if isinstance(subject, AIMessage):
+        return "the stream the tooltape fake served for this message:\n" + draw_lanes(stream)
+    return draw_lanes(stream)
 
 
 def first_divergence(

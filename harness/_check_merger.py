@@ -25,10 +25,11 @@ from tooltape.harness._counterexample import (
     MergerFn,
     describe_counterexample,
 )
-from tooltape.harness._errors import MergeMismatch, TooltapeUsageError
+from tooltape.harness._errors import MergeMismatch
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._merger_examples import library_examples
 from tooltape.harness._models import MergeResult, Plan, ToolCallDict
+from tooltape.harness._names import unknown_name
 from tooltape.harness._quirks import Quirk
 from tooltape.harness._reference import reference_merge
 from tooltape.harness._scenarios import Scenario
@@ -86,8 +87,11 @@ def _check_policy(policy: str) -> HazardPolicy:
     for known in HAZARD_POLICIES:
         if policy == known:
             return known
-    raise TooltapeUsageError(
-        f"on_reference_hazard={policy!r} is not one of {', '.join(map(repr, HAZARD_POLICIES))}"
+    raise unknown_name(
+        "on_reference_hazard policy",
+        policy,
+        HAZARD_POLICIES,
+        plural="on_reference_hazard policies",
     )
 
 
@@ -227,6 +231,7 @@ def check_merger(
             reference's hazards, a diff and a runnable reproduction.
         TooltapeUsageError: An unknown quirk kind or hazard policy.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     judge = _Judge(fn, ignore_ids, _check_policy(on_reference_hazard))
     allowed = _allowed_kinds(kinds, exclude_kinds)
     on_hazard: Counterexample | None = None
@@ -262,6 +267,7 @@ def check_rechunking(
     Raises:
         MergeMismatch: With the shrunk stream drawn as lanes and the diff.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     streams = _streams(plans_strategy, quirk_sets(lossless_only=True), None, ())
     judge = _Judge(fn, False, "require")
     found = _fuzz(judge, streams, _key("check_rechunking", fn, judge), max_examples, derandomize)

@@ -28,8 +28,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
+from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness._models import Hazard
 
@@ -55,9 +57,21 @@ def is_repeated_name(name: str, known_names: Iterable[str] = ()) -> str | None:
     return base
 
 
-def _is_valid(chunk: ToolCallChunk) -> bool:
-    """Ask langchain-core whether this merged chunk alone makes a valid call."""
-    return bool(AIMessageChunk(content="", tool_call_chunks=[chunk]).tool_calls)
+def _validity(chunks: Sequence[ToolCallChunk]) -> list[bool]:
+    """Ask langchain-core which merged chunks make a valid call, in one message.
+
+    Each chunk becomes one valid or one invalid call; the ids are swapped for the
+    chunks' positions to tell them apart (parsing the arguments never reads the id).
+    """
+    marked = [
+        tool_call_chunk(
+            name=chunk.get("name"), args=chunk.get("args"), id=str(n), index=chunk.get("index")
+        )
+        for n, chunk in enumerate(chunks)
+    ]
+    message = AIMessageChunk(content="", tool_call_chunks=marked)
+    valid = {int(str(call["id"])) for call in message.tool_calls}
+    return [position in valid for position in range(len(chunks))]
 
 
 def _args_problem(args: str | None) -> str | None:
@@ -67,6 +81,10 @@ def _args_problem(args: str | None) -> str | None:
         json.loads(args)
     except json.JSONDecodeError as error:
         return f"{error.msg} at character {error.pos}"
+    except RecursionError:
+        return "nested too deep to read"
+    except ValueError as error:  # an integer past Python's int-string conversion limit
+        return str(error)[:120]
     return None
 
 
@@ -88,9 +106,13 @@ def find_hazards(
     known = list(known_names)
     hazards: list[Hazard] = []
     seen_ids: set[str] = set()
+    lanes = _Lanes()
+    if valid is None:
+        valid = _validity(chunks)
     for position, chunk in enumerate(chunks):
-        is_valid = valid[position] if valid is not None else _is_valid(chunk)
-        hazards.extend(_chunk_hazards(position, chunk, chunks, known, is_valid))
+        is_valid = valid[position]
+        hazards.extend(_chunk_hazards(position, chunk, lanes, known, is_valid))
+        lanes.add(chunk)
         call_id, name = chunk.get("id"), chunk.get("name")
         if not is_valid:
             hazards.append(
@@ -126,10 +148,44 @@ def find_hazards(
     return hazards
 
 
+class _Lanes:
+    """The ids seen so far on each index: enough to find a chunk's first earlier sibling.
+
+    The first earlier chunk on the same index with an id other than ``call_id``
+    carries one of the first two distinct ids seen there, so two are kept per index.
+    """
+
+    def __init__(self) -> None:
+        self.ids: dict[Any, list[Any]] = {}
+        self.unhashable: list[tuple[Any, Any]] = []
+
+    def add(self, chunk: ToolCallChunk) -> None:
+        index, call_id = chunk.get("index"), chunk.get("id")
+        if index is None or not call_id:
+            return
+        try:
+            ids = self.ids.setdefault(index, [])
+        except TypeError:
+            self.unhashable.append((index, call_id))
+            return
+        if len(ids) < 2 and call_id not in ids:
+            ids.append(call_id)
+
+    def sibling_id(self, index: Any, call_id: Any) -> Any:
+        """The id of the first earlier chunk on ``index`` whose id is set and not ``call_id``."""
+        if index is None:
+            return None
+        try:
+            ids = self.ids.get(index, [])
+        except TypeError:
+            ids = [other for at, other in self.unhashable if at == index]
+        return next((other for other in ids if other != call_id), None)
+
+
 def _chunk_hazards(
     position: int,
     chunk: ToolCallChunk,
-    chunks: Sequence[ToolCallChunk],
+    lanes: _Lanes,
     known: list[str],
     is_valid: bool,
 ) -> Iterable[Hazard]:
@@ -154,24 +210,14 @@ def _chunk_hazards(
                 "on every chunk",
             )
         return
-    sibling = next(
-        (
-            other
-            for other in chunks[:position]
-            if other.get("index") is not None
-            and other.get("index") == chunk.get("index")
-            and other.get("id")
-            and other.get("id") != call_id
-        ),
-        None,
-    )
-    if sibling is not None and call_id:
+    sibling_id = lanes.sibling_id(chunk.get("index"), call_id)
+    if sibling_id is not None and call_id:
         yield Hazard(
             kind="id_changed",
             position=position,
             call_id=call_id,
             detail=f"the call at index {chunk.get('index')} changed id from "
-            f"{sibling.get('id')!r} to {call_id!r}; langchain-core split it in two",
+            f"{sibling_id!r} to {call_id!r}; langchain-core split it in two",
         )
     else:
         yield Hazard(

@@ -15,6 +15,7 @@ from typing import Any
 
 from langchain_core.messages import ToolCallChunk
 
+from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._reference import DeltasLike, to_message_chunks
 
 __all__ = ["draw_lanes"]
@@ -50,6 +51,7 @@ def draw_lanes(
     note: str = "",
     width: int = 30,
     max_rows: int = 60,
+    max_lanes: int = 12,
 ) -> str:
     """Draw the stream as text lanes, one per index.
 
@@ -59,27 +61,46 @@ def draw_lanes(
             reference first diverge).
         note: Text printed after the marked row.
         width: Characters per lane cell.
-        max_rows: Rows shown around the mark (or from the start); the rest is elided.
+        max_rows: Rows shown around the mark (or from the start); the rest is elided
+            (and only the shown rows are read, so a huge stream draws quickly).
+        max_lanes: Lanes shown; the rest are counted in the header.
 
     Returns:
         The drawing, without a trailing newline.
     """
-    rows = [list(message.tool_call_chunks) for message in to_message_chunks(deltas)]
-    lanes = sorted({chunk.get("index") for row in rows for chunk in row}, key=_lane_key)
-    if not lanes:
-        lanes = [None]
+    rows, count = _shown_rows(deltas, mark, max_rows)
+    every = sorted({chunk.get("index") for row in rows.values() for chunk in row}, key=_lane_key)
+    lanes = every[:max_lanes] or [None]
     header = "msg │ " + " │ ".join(_lane_name(lane).ljust(width) for lane in lanes)
+    if len(every) > len(lanes):
+        header += f" │ … {len(every) - len(lanes)} more lane(s) not shown"
     lines = [header.rstrip(), "────┼─" + "─┼─".join("─" * width for _ in lanes)]
-    shown = _visible_rows(len(rows), mark, max_rows)
     previous = -1
-    for number in shown:
+    for number, row in rows.items():
         if number != previous + 1:
             lines.append(f"    │ … {number - previous - 1} message(s) not shown")
         previous = number
-        lines.append(_row(number, rows[number], lanes, width, mark, note))
-    if rows and previous != len(rows) - 1:
-        lines.append(f"    │ … {len(rows) - 1 - previous} message(s) not shown")
+        lines.append(_row(number, row, lanes, width, mark, note))
+    if count and previous != count - 1:
+        lines.append(f"    │ … {count - 1 - previous} message(s) not shown")
     return "\n".join(lines)
+
+
+def _shown_rows(
+    deltas: DeltasLike, mark: int | None, max_rows: int
+) -> tuple[dict[int, list[ToolCallChunk]], int]:
+    """The chunks of the rows to draw, by message number, and the number of messages."""
+    if isinstance(deltas, PlannedStream):
+        deltas = deltas.deltas()
+    big = isinstance(deltas, Sequence) and not isinstance(deltas, str | bytes)
+    if big and len(deltas) > max_rows:
+        shown = _visible_rows(len(deltas), mark, max_rows)
+        messages = to_message_chunks([deltas[n] for n in shown])
+        return {n: list(m.tool_call_chunks) for n, m in zip(shown, messages, strict=True)}, len(
+            deltas
+        )
+    every = [list(message.tool_call_chunks) for message in to_message_chunks(deltas)]
+    return dict(enumerate(every)), len(every)
 
 
 def _visible_rows(count: int, mark: int | None, max_rows: int) -> list[int]:

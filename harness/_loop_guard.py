@@ -108,6 +108,7 @@ def run_with_loop_guard(
         AgentLoopDetected: The run's ``max_turns``-th model turn still asks for tools,
             or LangGraph's recursion limit was hit; names the ids left pending.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     guard = _Guard(max_turns, tools, check, allow)
     states = graph.stream(inputs, dict(config or {}), stream_mode="values")
     try:
@@ -133,6 +134,7 @@ async def arun_with_loop_guard(
     allow: Iterable[DiagnosisKind] = (),
 ) -> Any:
     """:func:`run_with_loop_guard` for async code, through ``graph.astream``."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     guard = _Guard(max_turns, tools, check, allow)
     states = graph.astream(inputs, dict(config or {}), stream_mode="values")
     try:

@@ -9,10 +9,12 @@ user must see even when langchain-core calls the result valid.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.messages import InvalidToolCall, ToolCall, ToolCallChunk
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 __all__ = [
     "Delta",
@@ -70,51 +72,84 @@ class PlannedCall(_Frozen):
     id: str | None = None
     """The call id; :class:`Plan` fills ``call_<n>`` in when it is left out."""
 
+    @property
+    def id_given(self) -> bool:
+        """False when :class:`Plan` numbered the call (``call_<n>``) because no id was given."""
+        return "id" in self.model_fields_set
+
     def as_dict(self) -> ToolCallDict:
         """Return the call as ``{"name", "args", "id"}``, the shape merges are compared in."""
         return {"name": self.name, "args": self.args, "id": self.id}
 
 
 class Plan(_Frozen):
-    """The ground truth of one assistant turn: the calls and text the model meant to send."""
+    """The ground truth of one assistant turn: the calls and text the model meant to send.
+
+    The turn streams, in this order: ``reasoning`` (on dialects that carry it),
+    ``text_before``, the ``calls``, ``text_after``, then the ``finish`` event.
+
+    Example:
+        >>> Plan(
+        ...     calls=[PlannedCall(name="get_weather", args={"city": "Paris"})],
+        ...     text_before="Let me check.",
+        ... )
+
+    A call without an id gets ``call_<n>`` (its position). When several plans are
+    scripted as turns of one conversation (``fake_openai.stream(a).then(b)``,
+    ``FakeToolStreamingModel(turns=[...])``), each later turn's numbered ids move on
+    past the ids earlier turns used (:meth:`with_fresh_ids`), so three turns of one
+    call each stream ``call_0``, ``call_1``, ``call_2``; an id you give is kept as is.
+    """
 
     calls: tuple[PlannedCall, ...] = ()
-    """The tool calls, in the order the model emits them."""
+    """The tool calls, in the order the model emits them (an id left out becomes ``call_<n>``)."""
     text_before: str = ""
-    """Assistant text streamed before the first call."""
+    """Assistant text streamed before the first call (after ``reasoning``)."""
     text_after: str = ""
-    """Assistant text streamed after the last call."""
+    """Assistant text streamed after the last call, before the finish event."""
     reasoning: str = ""
-    """Reasoning or thinking text streamed before everything else."""
+    """Reasoning or thinking text streamed before everything else (dialects without a
+    reasoning channel leave it out)."""
     finish: Finish | None = None
-    """How the turn ends; ``None`` means ``tool_calls`` when there are calls, else ``stop``."""
+    """How the turn ends (see :data:`Finish`); ``None`` means ``tool_calls`` when there
+    are calls, else ``stop``."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _number_calls(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("calls"):
-            numbered = []
-            for n, call in enumerate(data["calls"]):
-                if isinstance(call, dict) and call.get("id") is None:
-                    call = {**call, "id": f"call_{n}"}
-                elif isinstance(call, PlannedCall) and call.id is None:
-                    call = call.model_copy(update={"id": f"call_{n}"})
-                numbered.append(call)
-            data = {**data, "calls": numbered}
-        return data
-
-    @field_validator("calls")
-    @classmethod
-    def _unique_ids(cls, calls: tuple[PlannedCall, ...]) -> tuple[PlannedCall, ...]:
+    @model_validator(mode="after")
+    def _number_calls(self) -> Plan:
+        numbered = tuple(
+            call if call.id is not None else _numbered(call, f"call_{n}")
+            for n, call in enumerate(self.calls)
+        )
         seen: set[str | None] = set()
-        for call in calls:
+        for call in numbered:
             if call.id in seen:
                 raise ValueError(
                     f"two calls share the id {call.id!r}; give each call its own id "
                     "(use the duplicate-id quirk to put a duplicate on the wire)"
                 )
             seen.add(call.id)
-        return calls
+        self.__dict__["calls"] = numbered  # frozen: set once, while validating
+        return self
+
+    def with_fresh_ids(self, taken: Iterable[str | None]) -> Plan:
+        """This plan with its numbered ids moved past ``taken`` (the ids earlier turns used).
+
+        Only ids the plan filled in (``call_<n>``, see :attr:`PlannedCall.id_given`)
+        change, and only when one of them collides: then each becomes, in order, the
+        first ``call_<m>`` that neither ``taken`` nor the plan's given ids hold.
+        """
+        used = set(taken)
+        if not any(not c.id_given and c.id in used for c in self.calls):
+            return self
+        used |= {c.id for c in self.calls if c.id_given}
+        calls = []
+        for call in self.calls:
+            if not call.id_given:
+                fresh = next(f"call_{m}" for m in itertools.count() if f"call_{m}" not in used)
+                used.add(fresh)
+                call = _numbered(call, fresh)
+            calls.append(call)
+        return self.model_copy(update={"calls": tuple(calls)})
 
     @property
     def effective_finish(self) -> Finish:
@@ -126,6 +161,14 @@ class Plan(_Frozen):
     def expected_calls(self) -> list[ToolCallDict]:
         """The calls as ``{"name", "args", "id"}`` dicts, as a lossless stream merges to."""
         return [call.as_dict() for call in self.calls]
+
+
+def _numbered(call: PlannedCall, call_id: str) -> PlannedCall:
+    """A copy of ``call`` with an id the plan chose (so ``id_given`` stays False)."""
+    copy = call.model_copy()
+    copy.__dict__["id"] = call_id
+    copy.__pydantic_fields_set__.discard("id")
+    return copy
 
 
 class Hazard(_Frozen):

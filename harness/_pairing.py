@@ -80,6 +80,7 @@ def assert_no_pending(history: Any) -> None:
     Raises:
         PendingToolCalls: Naming each pending call's id and name.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     pending = pending_tool_calls(history)
     if pending:
         listing = ", ".join(f"{c['name']}(id={c['id']!r})" for c in pending)
@@ -249,6 +250,7 @@ def assert_tool_messages_paired(history: Any, *, allow_pending: bool = False) ->
     Raises:
         PairingError: Listing every problem with its message position.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     problems = find_pairing_problems(history, allow_pending=allow_pending)
     if problems:
         listing = "\n".join(f"  - {p}" for p in problems)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._names import unknown_name_message
 
 if TYPE_CHECKING:
     from tooltape.harness._engine import Draft
@@ -139,8 +140,8 @@ def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
     kind = value["kind"]
     if kind not in _REGISTRY:
         raise TooltapeUsageError(
-            f"unknown quirk kind {kind!r}; known kinds: {', '.join(quirk_kinds())} "
-            "(event and wire quirks register when tooltape.fake_providers is imported)"
+            unknown_name_message("quirk kind", str(kind), quirk_kinds())
+            + " (event and wire quirks register when tooltape.fake_providers is imported)"
         )
     return _REGISTRY[kind].model_validate(value)
 

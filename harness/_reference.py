@@ -7,6 +7,14 @@ models emit at the end of a stream. The n-ary form matters: ``full = full +
 chunk`` re-parses the accumulated arguments at every step and is quadratic,
 while one n-ary call parses once. :func:`pairwise_merge` keeps the slow form
 for comparisons; the test suite proves the two agree.
+
+The messages fed to that call are built without langchain-core's validators
+(:func:`merge_input`): a validated ``AIMessageChunk`` partial-parses its own
+fragment into ``tool_calls``, which the merge never reads, and that step was
+most of the oracle's cost. A chunk whose fields do not already have the types
+langchain-core stores goes through the validated constructor instead, so
+coercion and rejection stay langchain-core's; the tests prove both paths give
+identical merges on drawn streams.
 """
 
 from __future__ import annotations
@@ -14,8 +22,8 @@ from __future__ import annotations
 import functools
 import json
 import operator
-from collections.abc import Iterable, Sequence
-from typing import Any, TypeAlias, cast
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeAlias
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolCallChunk
 from langchain_core.messages.ai import add_ai_message_chunks
@@ -25,13 +33,16 @@ from pydantic import ValidationError
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._hazards import find_hazards
+from tooltape.harness._lane_merge import lane_count, merge_by_lane, validity
 from tooltape.harness._models import MergeResult
 
 __all__ = [
     "DeltasLike",
+    "merge_input",
     "merge_result_from_message",
     "pairwise_merge",
     "reference_merge",
+    "stored_as_is",
     "to_message_chunks",
 ]
 
@@ -47,22 +58,70 @@ def _chunk(value: Any, message: int, position: int) -> ToolCallChunk:
             f"delta {message}, chunk {position}: expected a ToolCallChunk dict with "
             f"name/args/id/index, got {type(value).__name__} {value!r}"
         )
-    unknown = set(value) - _CHUNK_KEYS
-    if unknown:
+    if not _CHUNK_KEYS.issuperset(value):
+        unknown = set(value) - _CHUNK_KEYS
         raise TooltapeUsageError(
             f"delta {message}, chunk {position}: unknown key(s) {sorted(unknown)}; a "
             f"ToolCallChunk has name, args, id and index (got {value!r})"
         )
-    return cast(ToolCallChunk, {**value, "type": "tool_call_chunk"})
+    # What AIMessageChunk's own "before" validator makes of a chunk dict.
+    return tool_call_chunk(
+        name=value.get("name"), args=value.get("args"), id=value.get("id"), index=value.get("index")
+    )
 
 
-def to_message_chunks(deltas: DeltasLike) -> list[AIMessageChunk]:
-    """Turn any stream description into one ``AIMessageChunk`` per streamed message.
+TEXT_TYPES = (str, type(None))
+"""The types langchain-core stores a chunk's ``name``, ``args`` and ``id`` as."""
+_INDEX = (int, type(None))
 
-    Raises:
-        TooltapeUsageError: An element is neither a message chunk nor a list of
-            ToolCallChunk dicts; the message names the delta and chunk.
-    """
+
+def stored_as_is(value: Any) -> bool:
+    """Whether langchain-core's validation would store this chunk dict unchanged."""
+    return (
+        type(value) is dict
+        and value.keys() == _CHUNK_KEYS
+        and value["type"] == "tool_call_chunk"
+        and type(value["name"]) in TEXT_TYPES
+        and type(value["args"]) in TEXT_TYPES
+        and type(value["id"]) in TEXT_TYPES
+        and type(value["index"]) in _INDEX
+    )
+
+
+def _validated(delta: list[Any], n: int) -> AIMessageChunk:
+    chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
+    try:
+        return AIMessageChunk(content="", tool_call_chunks=chunks)
+    except ValidationError as error:
+        raise TooltapeUsageError(f"delta {n}: langchain-core rejects its chunks: {error}") from None
+
+
+# The pickled state of a validated empty message, which every unvalidated message
+# starts from. Unpickling (``__new__`` then ``__setstate__``) is pydantic's own way
+# to rebuild a model without validation; ``model_construct`` costs ~30x more here,
+# as it inspects the signature of every default factory on every call (pydantic
+# 2.14). The messages share the empty containers: nothing here or in
+# ``add_ai_message_chunks`` mutates an input message, and none of them escapes.
+_EMPTY_STATE = AIMessageChunk(content="").__getstate__()
+_EMPTY_FIELDS = dict(_EMPTY_STATE["__dict__"])
+
+
+def _unvalidated(delta: list[Any], n: int) -> AIMessageChunk:
+    for value in delta:
+        if not stored_as_is(value):
+            chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
+            if not all(stored_as_is(chunk) for chunk in chunks):
+                return _validated(chunks, n)  # langchain-core coerces or rejects them
+            delta = chunks
+            break
+    message = AIMessageChunk.__new__(AIMessageChunk)
+    message.__setstate__({**_EMPTY_STATE, "__dict__": {**_EMPTY_FIELDS, "tool_call_chunks": delta}})
+    return message
+
+
+def _messages(
+    deltas: DeltasLike, build: Callable[[list[Any], int], AIMessageChunk]
+) -> list[AIMessageChunk]:
     if isinstance(deltas, PlannedStream):
         deltas = deltas.deltas()
     if isinstance(deltas, (str, bytes, dict)):
@@ -72,6 +131,9 @@ def to_message_chunks(deltas: DeltasLike) -> list[AIMessageChunk]:
         )
     messages: list[AIMessageChunk] = []
     for n, delta in enumerate(deltas):
+        if type(delta) is list:  # the common case first: the checks below cost per message
+            messages.append(build(delta, n))
+            continue
         if isinstance(delta, AIMessageChunk):
             messages.append(delta)
             continue
@@ -80,14 +142,37 @@ def to_message_chunks(deltas: DeltasLike) -> list[AIMessageChunk]:
                 f"delta {n}: expected an AIMessageChunk or a list of ToolCallChunk dicts, "
                 f"got {type(delta).__name__} {delta!r}"
             )
-        chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
-        try:
-            messages.append(AIMessageChunk(content="", tool_call_chunks=chunks))
-        except ValidationError as error:
-            raise TooltapeUsageError(
-                f"delta {n}: langchain-core rejects its chunks: {error}"
-            ) from None
+        messages.append(build(list(delta), n))
     return messages
+
+
+def to_message_chunks(deltas: DeltasLike) -> list[AIMessageChunk]:
+    """Turn any stream description into one ``AIMessageChunk`` per streamed message.
+
+    The messages are built by langchain-core's validating constructor, so each
+    carries the ``tool_calls`` it parses from its own fragments, as a chat model's.
+
+    Raises:
+        TooltapeUsageError: An element is neither a message chunk nor a list of
+            ToolCallChunk dicts; the message names the delta and chunk.
+    """
+    return _messages(deltas, _validated)
+
+
+def merge_input(deltas: DeltasLike) -> list[AIMessageChunk]:
+    """The messages :func:`reference_merge` folds: :func:`to_message_chunks`, built cheaply.
+
+    For tooltape's own use (the reference merge, lanes): only ``tool_call_chunks``
+    are filled in (``tool_calls`` stay empty, as the merge never reads them), the
+    messages share their empty containers and may hold the caller's chunk lists;
+    read them, never mutate or keep them. Chunks with other types than
+    langchain-core stores (a string index, say) go through its validating
+    constructor, which coerces or rejects them exactly as there.
+
+    Raises:
+        TooltapeUsageError: As :func:`to_message_chunks`.
+    """
+    return _messages(deltas, _unvalidated)
 
 
 def merge_result_from_message(message: AIMessage) -> MergeResult:
@@ -126,18 +211,29 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
     Returns:
         The merged chunks, the valid and invalid tool calls, and the hazards.
 
-    Linear in the stream's length: one n-ary ``add_ai_message_chunks`` call.
+    Linear in the stream's length: one n-ary ``add_ai_message_chunks`` call, or, for
+    a stream with many indexes, langchain-core's merge run lane by lane
+    (:mod:`tooltape.harness._lane_merge`), which gives the same chunks.
     """
-    messages = to_message_chunks(deltas)
+    messages = merge_input(deltas)
     if not messages:
         return MergeResult(chunks=[], tool_calls=[], invalid_tool_calls=[])
-    merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
+    rows = [message.tool_call_chunks for message in messages]
+    if lane_count(rows) > _LANES_MERGED_WHOLE:
+        whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
+        merged = add_ai_message_chunks(whole, _last())
+    else:
+        merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
     return MergeResult(
         chunks=list(merged.tool_call_chunks),
         tool_calls=list(merged.tool_calls),
         invalid_tool_calls=list(merged.invalid_tool_calls),
-        hazards=tuple(find_hazards(merged.tool_call_chunks)),
+        hazards=tuple(find_hazards(merged.tool_call_chunks, valid=validity(merged))),
     )
+
+
+_LANES_MERGED_WHOLE = 32
+"""Up to this many indexes, one n-ary call; beyond, lane by lane (its scan is quadratic)."""
 
 
 def pairwise_merge(deltas: DeltasLike) -> AIMessageChunk | None:

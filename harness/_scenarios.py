@@ -15,13 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+try:  # libyaml's parser also refuses absurd nesting depth
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - libyaml is missing on some platforms
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._expansion import expanded_size, expansion_limit
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Plan
+from tooltape.harness._names import check_names
 from tooltape.harness._quirks import Quirk, parse_quirk
 
 __all__ = ["Scenario", "ScenarioFileError", "load_scenarios", "select_scenarios"]
@@ -105,7 +112,16 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
     """
     path = Path(path)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        document = yaml.load(text, Loader=_SafeLoader)
+    except RecursionError:
+        raise ScenarioFileError(f"{path}: not usable YAML: it nests too deep to read") from None
+    except UnicodeDecodeError as error:
+        raise ScenarioFileError(
+            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
+        ) from None
+    except ValueError as error:  # an integer past Python's int-string conversion limit
+        raise ScenarioFileError(f"{path}: not usable YAML: {str(error)[:200]}") from None
     except OSError as error:
         raise ScenarioFileError(
             f"{path}: cannot read the scenario file ({error.strerror})"
@@ -114,8 +130,13 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         where = getattr(error, "problem_mark", None)
         line = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
         raise ScenarioFileError(
-            f"{path}: not valid YAML{line}: {getattr(error, 'problem', error)}"
+            f"{path}: not valid YAML{line}: {str(getattr(error, 'problem', error))[:200]}"
         ) from None
+    if expanded_size(document, limit=expansion_limit(text)) is None:
+        raise ScenarioFileError(
+            f"{path}: not usable YAML: its aliases (*name) expand it far beyond its "
+            f"{len(text):,} characters (an alias bomb?)"
+        )
     if not isinstance(document, dict) or not isinstance(document.get("scenarios"), list):
         raise ScenarioFileError(
             f"{path}: expected a mapping with a 'scenarios' list at the top, got "
@@ -162,19 +183,23 @@ def select_scenarios(
 ) -> list[Scenario]:
     """Filter by name (exact, in the order given) and by tags (any of them).
 
+    A filter that selects nothing is a mistake, never an empty run.
+
     Raises:
-        TooltapeUsageError: A name matches no scenario; the message lists the known ones.
+        TooltapeUsageError: A name or tag matches no scenario (the message suggests the
+            closest known ones), or the names and tags together select nothing.
     """
-    pool = list(scenarios)
+    pool = everything = list(scenarios)
     if names is not None:
         by_name = {s.name: s for s in pool}
-        unknown = [n for n in names if n not in by_name]
-        if unknown:
-            raise TooltapeUsageError(
-                f"unknown scenario(s) {unknown}; known: {', '.join(sorted(by_name))}"
-            )
+        check_names("scenario", names, by_name)
         pool = [by_name[n] for n in names]
     if tags is not None:
+        check_names("tag", tags, {tag for s in everything for tag in s.tags})
         wanted = set(tags)
         pool = [s for s in pool if wanted & set(s.tags)]
+        if not pool:
+            raise TooltapeUsageError(
+                f"no scenario among {', '.join(names or ())} has the tag(s) {', '.join(tags)}"
+            )
     return pool

@@ -155,6 +155,7 @@ class ToolEventLog:
         Raises:
             PairingError: Listing every problem found (see :meth:`problems`).
         """
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         found = self.problems(expected)
         if found:
             listing = "\n".join(f"  - {problem}" for problem in found)
@@ -262,6 +263,7 @@ def assert_tool_events_paired(
         PairingError: Listing every problem and the events.
         TooltapeUsageError: ``events`` holds no dicts.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line, not ours
     events = list(events)
     if any(not isinstance(event, Mapping) for event in events):
         raise TooltapeUsageError("expected the dict events of astream_events(version='v2')")

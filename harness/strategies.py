@@ -19,7 +19,6 @@ Example::
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -31,6 +30,7 @@ from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Deltas, Plan, PlannedCall
+from tooltape.harness._names import check_names
 from tooltape.harness._quirks import (
     AsciiEscapes,
     ChangingId,
@@ -191,12 +191,7 @@ def _drawable_kinds() -> list[str]:
 
 def _check_kinds(kinds: Iterable[str], where: str) -> None:
     """Raise for kinds :func:`quirk_sets` cannot draw, naming the closest known ones."""
-    known = _drawable_kinds()
-    for kind in kinds:
-        if kind not in known:
-            close = difflib.get_close_matches(kind, known, n=3)
-            hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(known)}"
-            raise TooltapeUsageError(f"{where} got unknown quirk kind {kind!r}; {hint}")
+    check_names("quirk kind", kinds, _drawable_kinds(), prefix=f"{where}: ")
 
 
 def _allowed_kinds(kinds: Sequence[str] | None, exclude_kinds: Sequence[str]) -> frozenset[str]:
@@ -337,12 +332,10 @@ def histories(
             ``empty_id``, ``duplicate_call_id``.
         max_turns: The most assistant turns with calls.
     """
-    unknown = sorted(set(faults) - set(_FAULTS)) + sorted(set(shapes) - set(_SHAPES))
-    if unknown or max_turns < 1:
-        raise TooltapeUsageError(
-            f"histories() got unknown shapes or faults {unknown} or max_turns={max_turns}; "
-            f"shapes: {_SHAPES}, faults: {_FAULTS}"
-        )
+    check_names("shape", shapes, _SHAPES, prefix="histories(): ")
+    check_names("fault", faults, _FAULTS, prefix="histories(): ")
+    if max_turns < 1:
+        raise TooltapeUsageError(f"histories() got max_turns={max_turns}; it must be at least 1")
     return _histories(tuple(shapes), tuple(faults), max_turns)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -19,6 +19,7 @@ from tooltape.harness import (
     reference_merge,
     select_scenarios,
 )
+from tooltape.harness._names import check_names
 
 __all__ = ["ScenarioCase", "build_cases", "short_dialect_name"]
 
@@ -92,6 +93,7 @@ class ScenarioCase:
 
     def assert_merge(self, subject: SubjectLike, *, ignore_ids: bool = False) -> MergeResult:
         """Assert the subject merged the stream as the reference did (hazards included)."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not ours
         return assert_merge(subject, self.reference, allow_hazards=True, ignore_ids=ignore_ids)
 
 
@@ -103,6 +105,21 @@ def _renders(dialect: str, scenario: Scenario, seed: int) -> bool:
     return True
 
 
+def dialect_option_names() -> list[str]:
+    """Every name ``--tooltape-dialects`` accepts: dialects, profiles and short names."""
+    full = dialect_names(profiles=True)
+    return sorted({*full, *(short_dialect_name(d) for d in full)})
+
+
+def check_dialect_option(names: Sequence[str]) -> None:
+    """Refuse a ``--tooltape-dialects`` name that is no dialect, profile or short name.
+
+    Raises:
+        TooltapeUsageError: Naming the closest known names.
+    """
+    check_names("dialect", names, dialect_option_names(), plural="dialects and profiles")
+
+
 def build_cases(
     *,
     names: Sequence[str] | None,
@@ -112,22 +129,48 @@ def build_cases(
     seed: int,
     extra_scenarios: Sequence[Scenario] = (),
 ) -> list[ScenarioCase]:
-    """Every (scenario, dialect) pair the marker selects that the dialect can render."""
+    """Every (scenario, dialect) pair the marker selects that the dialect can render.
+
+    An empty list means only that ``dialect_filter`` (``--tooltape-dialects``) leaves
+    none of the marker's dialects: a deliberate narrowing, which the caller skips.
+
+    Raises:
+        TooltapeUsageError: A name is unknown, or the marker's own selection (names,
+            tags, dialects) has no scenario any chosen dialect can render.
+    """
     pool = [*bundled_scenarios(), *extra_scenarios]
     scenarios = select_scenarios(pool, names=names, tags=tags)
     chosen = list(dialects) if dialects is not None else dialect_names()
     for name in chosen:
-        get_dialect(name)  # raises a usage error naming the known dialects
+        get_dialect(name)  # raises a usage error naming the closest known dialects
+    check_dialect_option(dialect_filter)
+    known = dialect_names(profiles=True)
+    for scenario in scenarios:  # a scenario file's own list is typed by hand too
+        where = f"scenario {scenario.name!r}, dialects: "
+        check_names("dialect", scenario.dialects or (), known, prefix=where)
+    cases = [
+        ScenarioCase(scenario, dialect, scenario.seed or seed)
+        for scenario in scenarios
+        for dialect in chosen
+        if (scenario.dialects is None or dialect in scenario.dialects)
+        and _renders(dialect, scenario, scenario.seed or seed)
+    ]
+    if not cases:
+        raise TooltapeUsageError(
+            f"no scenario x dialect to run: the {len(scenarios)} selected scenario(s) "
+            f"({_listed(s.name for s in scenarios)}) render in none of {_listed(chosen)}"
+        )
     if dialect_filter:
-        chosen = [
-            d for d in chosen if d in dialect_filter or short_dialect_name(d) in dialect_filter
+        wanted = set(dialect_filter)
+        cases = [
+            c
+            for c in cases
+            if c.dialect_name in wanted or short_dialect_name(c.dialect_name) in wanted
         ]
-    cases = []
-    for scenario in scenarios:
-        allowed = scenario.dialects
-        for dialect in chosen:
-            if allowed is not None and dialect not in allowed:
-                continue
-            if _renders(dialect, scenario, scenario.seed or seed):
-                cases.append(ScenarioCase(scenario, dialect, scenario.seed or seed))
     return cases
+
+
+def _listed(names: Iterable[str], most: int = 8) -> str:
+    shown = list(names)
+    more = f" and {len(shown) - most} more" if len(shown) > most else ""
+    return ", ".join(shown[:most]) + more

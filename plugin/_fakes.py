@@ -40,6 +40,15 @@ class ScriptedProvider(FakeProvider):
 
     default_seed: int = 0
 
+    def __init__(self, dialect: str | Dialect = "openai_chat", *, base_url: str | None = None):
+        super().__init__(dialect, base_url=base_url)
+        self.declared_tools: list[dict[str, Any]] = []
+        """The scripted tools in Anthropic's request form, kept current as turns are queued.
+
+        :meth:`chat_model` sends this very list, so a model built before the turns
+        were scripted still declares them.
+        """
+
     def stream(
         self,
         plan: Plan | PlannedStream | Scenario | Wire | str,
@@ -51,17 +60,42 @@ class ScriptedProvider(FakeProvider):
             plan = get_scenario(plan)
         if seed is None and not isinstance(plan, Scenario):
             seed = self.default_seed + len(self.turns)
-        return super().stream(plan, quirks, seed)
+        super().stream(plan, quirks, seed)
+        self.declared_tools[:] = [_declared(name) for name in self.tool_names]
+        return self
 
     then = stream
 
     def chat_model(self, **kwargs: Any) -> Any:
-        """A LangChain chat model for this dialect, pointed at this provider (streaming on)."""
-        return chat_model_for(self.dialect, self.base_url, **kwargs)
+        """A LangChain chat model for this dialect, pointed at this provider (streaming on).
+
+        ``ChatAnthropic`` requests declare the scripted tools (unless the model's own
+        ``bind_tools`` or ``model_kwargs`` give tools), as a real tool-calling request
+        does; without them langchain-anthropic warns "Received unexpected tool content
+        block" on every streamed call.
+        """
+        return chat_model_for(self.dialect, self.base_url, tools=self.declared_tools, **kwargs)
 
 
-def chat_model_for(dialect: Dialect, base_url: str, **kwargs: Any) -> Any:
+def _declared(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": f"tooltape: the scripted tool {name}",
+        "input_schema": {"type": "object", "properties": {}},
+    }
+
+
+def chat_model_for(
+    dialect: Dialect, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+) -> Any:
     """Build ``ChatOpenAI`` (chat or responses) or ``ChatAnthropic`` for a dialect.
+
+    Args:
+        dialect: The dialect (a profile builds its base dialect's model).
+        base_url: Where the fake provider serves.
+        tools: Anthropic tool declarations every request carries (a live list: the
+            provider appends as turns are scripted).
+        **kwargs: The chat model's own arguments.
 
     Raises:
         TooltapeUsageError: The dialect has no built-in chat model.
@@ -83,7 +117,12 @@ def chat_model_for(dialect: Dialect, base_url: str, **kwargs: Any) -> Any:
         kwargs.setdefault("api_key", "sk-ant-tooltape")
         kwargs.setdefault("streaming", True)
         kwargs.setdefault("max_retries", 0)
-        return ChatAnthropic(base_url=base_url, **kwargs)
+        model = ChatAnthropic(base_url=base_url, **kwargs)
+        if tools is not None and "tools" not in model.model_kwargs:
+            # Set after construction so the model holds this very (live) list; bound
+            # tools (``bind_tools``) come later in the payload and win.
+            model.model_kwargs["tools"] = tools
+        return model
     raise TooltapeUsageError(
         f"no built-in chat model for dialect {dialect.name!r}; build your client against "
         f"{base_url!r} (the fake provider's base URL)"

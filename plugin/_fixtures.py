@@ -17,7 +17,7 @@ from tooltape.plugin._hooks import (
     REPORT_KEY,
     SESSION_KEY,
 )
-from tooltape.plugin._markers import USE_CASSETTE_KWARGS, cassette_marker_kwargs
+from tooltape.plugin._markers import USE_CASSETTE_KWARGS, cassette_marker_kwargs, check_config
 from tooltape.plugin._settings import cassette_root, resolve, session_value
 
 if TYPE_CHECKING:
@@ -44,7 +44,13 @@ __all__ = [
 
 @pytest.fixture
 def tooltape_config() -> dict[str, Any]:
-    """Per-test tooltape settings; override it in a conftest (the CLI and markers still win)."""
+    """Per-test tooltape settings and cassette options (pytest-recording's ``vcr_config``).
+
+    Override it in a conftest: ``record_mode``, ``block_network``, and every
+    :func:`tooltape.cassettes.use_cassette` option (``seed``, ``match_on``, vcrpy's
+    ``filter_headers`` and ``before_record_request``...). The CLI and markers win;
+    scrubbing rules of the marker add to these.
+    """
     return {}
 
 
@@ -64,6 +70,13 @@ def tooltape_cassette_dir(request: pytest.FixtureRequest) -> Path:
 @pytest.fixture
 def tooltape_seed(request: pytest.FixtureRequest, tooltape_config: dict[str, Any]) -> int:
     """The seed quirks render with when a test gives none."""
+    problem = None
+    try:
+        check_config(tooltape_config, request.node.nodeid)
+    except pytest.UsageError as error:
+        problem = str(error)
+    if problem is not None:  # outside the except block: no "during handling" noise
+        pytest.fail(problem, pytrace=False)
     return int(resolve(request.config, "seed", fixture_config=tooltape_config))
 
 
@@ -159,6 +172,14 @@ def _cassette_path(request: pytest.FixtureRequest, folder: Path, name: str | Non
     return folder / cassette_file_name(test_name)
 
 
+def _cassette_options(config: dict[str, Any], marker: dict[str, Any]) -> dict[str, Any]:
+    """use_cassette's options: the marker's over ``tooltape_config``'s; scrubbing rules add up."""
+    from tooltape.cassettes._scrub_rules import merge_options
+
+    base, mine = ({k: d[k] for k in d if k in USE_CASSETTE_KWARGS} for d in (config, marker))
+    return {**base, **mine, **merge_options(base, mine)}
+
+
 @pytest.fixture
 def tooltape_cassette(
     request: pytest.FixtureRequest,
@@ -180,6 +201,7 @@ def tooltape_cassette(
         )
     problem = None
     try:
+        check_config(tooltape_config, request.node.nodeid)
         kwargs = cassette_marker_kwargs(mark, request.node.nodeid)
         mode = resolve(
             request.config, "record_mode", marker_kwargs=kwargs, fixture_config=tooltape_config
@@ -192,7 +214,7 @@ def tooltape_cassette(
     if problem is not None:  # outside the except block: no "during handling" noise
         pytest.fail(problem, pytrace=False)
     name = kwargs.get("name")
-    options = {k: v for k, v in kwargs.items() if k in USE_CASSETTE_KWARGS}
+    options = _cassette_options(tooltape_config, kwargs)
     try:
         path = _cassette_path(request, tooltape_cassette_dir, name)
         session = CassetteSession(path, record_mode=mode, **options)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -49,8 +50,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     for name in SETTINGS:
         session_value(config, name)
+    _check_dialect_option(config)
     if not hasattr(config, "workerinput"):  # xdist workers report; the controller summarizes
         config.pluginmanager.register(_Results(), "tooltape-results")
+
+
+def _check_dialect_option(config: pytest.Config) -> None:
+    names = session_value(config, "dialects")
+    if not names:
+        return  # the dialects load only when a name needs checking
+    from tooltape.harness import TooltapeUsageError
+    from tooltape.plugin._cases import check_dialect_option
+
+    try:
+        check_dialect_option(names)
+    except TooltapeUsageError as error:
+        raise pytest.UsageError(
+            f"tooltape: --tooltape-dialects / tooltape_dialects: {error}"
+        ) from None
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -99,10 +116,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         raise pytest.Collector.CollectError(
             f"tooltape: {error} (in @pytest.mark.tooltape_scenarios on {name})"
         ) from None
-    if not cases:
+    if not cases:  # --tooltape-dialects deselected every dialect this test runs on
+        only = ",".join(session_value(config, "dialects"))
+        reason = f"tooltape: --tooltape-dialects={only} leaves none of this test's dialects"
         metafunc.parametrize(
             "tooltape_case",
-            [pytest.param(None, marks=pytest.mark.skip(reason="tooltape: no scenario x dialect"))],
+            [pytest.param(None, marks=pytest.mark.skip(reason=reason))],
             indirect=True,
         )
         return
@@ -151,6 +170,18 @@ class _Results:
         self.cases: dict[tuple[str, str], str] = {}
         self.recorded: list[str] = []
         self.cassettes: set[str] = set()
+        self.narrowed = False
+        """Whether the run left tests out (``-k``, ``-m``, node ids), so unused means nothing."""
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Remember that some tests did not run: their cassettes are not "unused"."""
+        if items:
+            self.narrowed = True
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Remember a run narrowed to node ids (``test_x.py::test_y``)."""
+        if any("::" in str(arg) for arg in session.config.args):
+            self.narrowed = True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect the tooltape facts a test reported."""
@@ -176,7 +207,7 @@ class _Results:
             terminalreporter.section("tooltape cassettes recorded")
             for path in sorted(set(self.recorded)):
                 terminalreporter.write_line(f"  {path}")
-        unused = _unused_cassettes(self.cassettes)
+        unused = [] if self.narrowed else _unused_cassettes(self.cassettes)
         if unused:
             terminalreporter.section("tooltape cassettes not used by any test")
             for path in unused:
@@ -209,8 +240,23 @@ def _matrix_lines(cases: dict[tuple[str, str], str]) -> list[str]:
 
 
 def _unused_cassettes(used: set[str]) -> list[str]:
+    """Tooltape cassettes beside the used ones that no test opened.
+
+    Only files with tooltape's own ``tooltape:`` section count: vcrpy and
+    pytest-recording keep their cassettes in the same folders.
+    """
     from pathlib import Path
 
     folders = {Path(p).parent for p in used}
-    on_disk = {str(p) for folder in folders if folder.is_dir() for p in folder.glob("*.yaml")}
-    return sorted(on_disk - used)
+    on_disk = {p for folder in folders if folder.is_dir() for p in folder.glob("*.yaml")}
+    return sorted(str(p) for p in on_disk if str(p) not in used and _is_tooltape_cassette(p))
+
+
+_TOOLTAPE_SECTION = re.compile(rb"^tooltape:", re.MULTILINE)
+
+
+def _is_tooltape_cassette(path: Any) -> bool:
+    try:
+        return _TOOLTAPE_SECTION.search(path.read_bytes()) is not None
+    except OSError:
+        return False

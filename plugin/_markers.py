@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-__all__ = ["MARKERS", "USE_CASSETTE_KWARGS", "cassette_marker_kwargs", "scenarios_marker_kwargs"]
+__all__ = [
+    "CONFIG_KEYS",
+    "MARKERS",
+    "USE_CASSETTE_KWARGS",
+    "cassette_marker_kwargs",
+    "check_config",
+    "scenarios_marker_kwargs",
+]
 
 MARKERS = (
     "tooltape_cassette(name=None, *, record_mode=None, block_network=None, **use_cassette "
     "options): replay (or record) the named cassette for this test; the name defaults to the "
     "test's name; match_on, ignore_body_fields, allow_unplayed, allow_repeats, quirks, seed, "
-    "dialect and request_headers are tooltape.cassettes.use_cassette's.",
+    "dialect, request_headers and vcrpy's filter_headers, filter_query_parameters, "
+    "filter_post_data_parameters, before_record_request and before_record_response are "
+    "tooltape.cassettes.use_cassette's.",
     "tooltape_scenarios(names=None, dialects=None, tags=None): parametrize the test's "
     "'tooltape_case' argument over scenario x dialect (ids like 'parallel_interleaved-anthropic').",
 )
@@ -26,16 +36,52 @@ USE_CASSETTE_KWARGS = (
     "seed",
     "dialect",
     "request_headers",
+    "filter_headers",
+    "filter_query_parameters",
+    "filter_post_data_parameters",
+    "before_record_request",
+    "before_record_response",
 )
-"""Marker arguments handed to :func:`tooltape.cassettes.use_cassette` as they are."""
+"""Marker (and ``tooltape_config``) arguments handed to :func:`tooltape.cassettes.use_cassette`."""
+CONFIG_KEYS = ("record_mode", "block_network", *USE_CASSETTE_KWARGS)
+"""What a ``tooltape_config`` fixture may hold (``seed`` is among the cassette options)."""
 _CASSETTE_KWARGS = ("name", "record_mode", "block_network", *USE_CASSETTE_KWARGS)
 _SCENARIO_KWARGS = ("names", "dialects", "tags")
+
+
+def check_config(config: Mapping[str, Any], item_name: str) -> None:
+    """Refuse a ``tooltape_config`` key tooltape does not read, with the closest ones."""
+    if set(config) <= set(CONFIG_KEYS):
+        return
+    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+
+    check_names(
+        "setting",
+        sorted(config),
+        CONFIG_KEYS,
+        error=pytest.UsageError,
+        prefix=f"tooltape: the tooltape_config fixture for {item_name}: ",
+    )
 
 
 def _reject(marker: str, item_name: str, problem: str, accepted: tuple[str, ...]) -> None:
     raise pytest.UsageError(
         f"tooltape: @pytest.mark.{marker} on {item_name}: {problem}; "
         f"accepted arguments: {', '.join(accepted)}"
+    )
+
+
+def _check_kwargs(marker: str, mark: pytest.Mark, item_name: str, known: tuple[str, ...]) -> None:
+    if set(mark.kwargs) <= set(known):
+        return
+    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+
+    check_names(
+        "argument",
+        sorted(mark.kwargs),
+        known,
+        error=pytest.UsageError,
+        prefix=f"tooltape: @pytest.mark.{marker} on {item_name}: ",
     )
 
 
@@ -49,9 +95,7 @@ def cassette_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, Any]:
             f"{mark.args!r}, expected at most the cassette name",
             _CASSETTE_KWARGS,
         )
-    unknown = sorted(set(mark.kwargs) - set(_CASSETTE_KWARGS))
-    if unknown:
-        _reject("tooltape_cassette", item_name, f"unknown argument(s) {unknown}", _CASSETTE_KWARGS)
+    _check_kwargs("tooltape_cassette", mark, item_name, _CASSETTE_KWARGS)
     kwargs = dict(mark.kwargs)
     if mark.args:
         if "name" in kwargs:
@@ -91,7 +135,5 @@ def scenarios_marker_kwargs(mark: pytest.Mark, item_name: str) -> dict[str, tupl
             f"positional arguments {mark.args!r} are not accepted; use names=[...]",
             _SCENARIO_KWARGS,
         )
-    unknown = sorted(set(mark.kwargs) - set(_SCENARIO_KWARGS))
-    if unknown:
-        _reject("tooltape_scenarios", item_name, f"unknown argument(s) {unknown}", _SCENARIO_KWARGS)
+    _check_kwargs("tooltape_scenarios", mark, item_name, _SCENARIO_KWARGS)
     return {key: _names(mark.kwargs.get(key), key, item_name) for key in _SCENARIO_KWARGS}

@@ -2,7 +2,8 @@
 
 Precedence, highest first: the command line, the test's marker, the
 ``tooltape_config`` fixture (a conftest may override it), the ini file, the
-default. Only pytest and the standard library are imported here.
+default. Only pytest and the standard library are imported here (tooltape's name
+checks load only when a value is wrong).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ RECORD_MODES = ("none", "once", "new_episodes", "all")
 
 def _record_mode(value: str) -> str:
     if value not in RECORD_MODES:
-        raise pytest.UsageError(
-            f"tooltape: record mode {value!r} is not one of {', '.join(RECORD_MODES)}"
+        from tooltape.harness._names import unknown_name  # only on a mistake
+
+        raise unknown_name(
+            "record mode", value, RECORD_MODES, error=pytest.UsageError, prefix="tooltape: "
         )
     return value
 
@@ -161,7 +164,11 @@ def resolve(
     marker_kwargs: Mapping[str, Any] | None = None,
     fixture_config: Mapping[str, Any] | None = None,
 ) -> Any:
-    """A setting's value for one test: CLI > marker > ``tooltape_config`` > ini > default."""
+    """A setting's value for one test: CLI > marker > ``tooltape_config`` > ini > default.
+
+    ``tooltape_config``'s keys are checked by the fixtures that read it
+    (:func:`~tooltape.plugin._markers.check_config`): it also holds cassette options.
+    """
     setting = SETTINGS[name]
     cli = config.getoption(setting.dest)
     if cli is not None:

@@ -36,38 +36,47 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _install_dir() -> Path:
-    """A cache folder keyed by the package files, so reruns skip the install."""
-    files = ("package.json", "package-lock.json", "stream_tools.mjs")
-    digest = hashlib.sha256(b"".join((JS_DIR / name).read_bytes() for name in files)).hexdigest()
+def npm_installed(source: Path, files: tuple[str, ...], command: tuple[str, ...]) -> Path:
+    """``files`` of ``source`` with their node_modules, in a cache folder keyed by the files.
+
+    Reruns skip the install; pytest-xdist workers install once, one at a time. Skips the
+    test when npm cannot install (no registry reachable).
+    """
+    digest = hashlib.sha256(b"".join((source / name).read_bytes() for name in files)).hexdigest()
     root = Path(os.environ.get("TOOLTAPE_JS_CACHE", Path(tempfile.gettempdir()) / "tooltape-js"))
     folder = root / digest[:16]
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist workers install once, one at a time
-        if not (folder / "node_modules" / "@langchain" / "openai").is_dir():
-            _npm_install(folder, files)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".installed").is_file():
+            _npm_install(source, folder, files, command)
     return folder
 
 
-def _npm_install(folder: Path, files: tuple[str, ...]) -> None:
+def _npm_install(
+    source: Path, folder: Path, files: tuple[str, ...], command: tuple[str, ...]
+) -> None:
     for name in files:
-        shutil.copy(JS_DIR / name, folder / name)
+        shutil.copy(source / name, folder / name)
     assert NPM is not None
     done = subprocess.run(
-        [NPM, "install", "--no-audit", "--no-fund"],
+        [NPM, *command, "--no-audit", "--no-fund"],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
-    assert done.returncode == 0, f"npm install failed:\n{done.stderr[-2000:]}"
+    if done.returncode != 0:
+        pytest.skip(f"npm {' '.join(command)} failed:\n{done.stderr[-2000:]}")
+    (folder / ".installed").touch()
 
 
 @pytest.fixture(scope="module")
 def js_client() -> Path:
-    return _install_dir()
+    return npm_installed(
+        JS_DIR, ("package.json", "package-lock.json", "stream_tools.mjs"), ("install",)
+    )
 
 
 def _lines(stream: IO[str], into: queue.Queue[str]) -> None:
@@ -137,3 +146,44 @@ def test_langchain_js_merges_the_plan_from_tooltape_serve(
     assert merged["invalid_tool_calls"] == []
     assert merged["chunks"] > len(merged["tool_calls"])  # streamed, not one whole message
     assert "#1 POST /v1/chat/completions -> 200 valid" in _rest(log)
+
+
+# -- tooltape differential with LangChain.js as a second reference ------------------------
+
+
+@pytest.fixture(scope="module")
+def js_reference() -> Path:
+    """plugin/js's LangChain.js (``npm ci`` of its lock file) in a cache folder."""
+    import tooltape.plugin
+
+    source = Path(tooltape.plugin.__file__).parent / "js"
+    return npm_installed(source, ("package.json", "package-lock.json", "merge.mjs"), ("ci",))
+
+
+def test_differential_js_reports_where_langchain_js_and_python_merge_differently(
+    js_reference: Path,
+) -> None:
+    scenarios = ("repeated_name", "openai_golden", "parallel_interleaved")
+    done = subprocess.run(
+        [str(TOOLTAPE), "differential", "--js", *(f"--scenario={s}" for s in scenarios)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, "TOOLTAPE_JS_DIR": str(js_reference)},
+    )
+    assert done.returncode == 0, done.stderr
+    table, report = done.stdout.split("\nLangChain.js vs langchain-core: ")
+    # one stream per scenario and dialect: openai_chat x 3, anthropic_messages x 2
+    assert report.startswith("1 of 5 scenario x dialect merge(s) differ\n")
+    # Python concatenates a name repeated on every chunk; LangChain.js keeps the first
+    assert report.splitlines()[1:] == [
+        "  repeated_name / openai_chat",
+        '    python: get_weatherget_weatherget_weather({"city": "Paris", "unit": "celsius"})'
+        " id='call_weather_1'",
+        '    js:     get_weather({"city": "Paris", "unit": "celsius"}) id=\'call_weather_1\'',
+    ]
+    golden = table.split("openai_golden (lossless)")[1].split("\n\n")[0]
+    assert "openai_chat        langchain-js                      = plan" in golden
+    assert "anthropic_messages langchain-js                      = plan" in golden
+    assert "! langchain-js disagrees with langchain-core on openai_chat" in table

@@ -142,6 +142,11 @@ def scenarios(as_json: bool, tags: tuple[str, ...], dialects: tuple[str, ...]) -
     rows = [_scenario_row(s, chosen) for s in pool]
     if dialects:
         rows = [row for row in rows if row["dialects"]]
+        if not rows:
+            raise TooltapeUsageError(
+                f"no bundled scenario{' with the tag(s) ' + ', '.join(tags) if tags else ''} "
+                f"renders in {', '.join(dialects)}"
+            )
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

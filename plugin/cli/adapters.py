@@ -16,6 +16,7 @@ ollama and cohere); botocore (Bedrock) is given the URL of a real server on
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from collections.abc import Callable
@@ -110,6 +111,18 @@ def _split_args(name: Any, arguments: Any, call_id: Any, valid: list[Any], bad: 
         bad.append({"name": name, "args": arguments, "id": call_id})
 
 
+@functools.cache
+def _shared_http() -> tuple[Any, Any]:
+    """One sync and one async httpx2 client for every SDK client of the run.
+
+    Each SDK client would otherwise build its own, and with it an SSL context
+    (loading the CA bundle) that no request ever uses: the transports are patched.
+    """
+    import httpx2
+
+    return httpx2.Client(), httpx2.AsyncClient()
+
+
 # --- langchain chat models ---------------------------------------------------------------
 
 
@@ -117,7 +130,11 @@ def _chat_model(dialect: str, base_url: str) -> Any:
     from tooltape.fake_providers import get_dialect
     from tooltape.plugin._fakes import chat_model_for
 
-    return chat_model_for(get_dialect(dialect), base_url)
+    resolved = get_dialect(dialect)
+    if getattr(resolved, "base", resolved).name.startswith("openai"):
+        sync, asynchronous = _shared_http()
+        return chat_model_for(resolved, base_url, http_client=sync, http_async_client=asynchronous)
+    return chat_model_for(resolved, base_url)
 
 
 def _gemini_model(dialect: str, base_url: str) -> Any:
@@ -178,7 +195,9 @@ _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 def _openai_client(dialect: str, base_url: str) -> Any:
     import openai
 
-    return openai.OpenAI(api_key="sk-tooltape", base_url=base_url, max_retries=0)
+    return openai.OpenAI(
+        api_key="sk-tooltape", base_url=base_url, max_retries=0, http_client=_shared_http()[0]
+    )
 
 
 def _run_chat_stream_state(client: Any, plan: Plan) -> Merged:
@@ -211,7 +230,9 @@ def _run_responses_stream(client: Any, plan: Plan) -> Merged:
 def _anthropic_client(dialect: str, base_url: str) -> Any:
     import anthropic
 
-    return anthropic.Anthropic(api_key="sk-ant-tooltape", base_url=base_url, max_retries=0)
+    return anthropic.Anthropic(
+        api_key="sk-ant-tooltape", base_url=base_url, max_retries=0, http_client=_shared_http()[0]
+    )
 
 
 def _run_message_stream(client: Any, plan: Plan) -> Merged:

@@ -7,8 +7,6 @@ from collections.abc import Sequence
 
 import click
 
-from tooltape.harness import TooltapeUsageError
-
 __all__ = ["differential"]
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -19,33 +17,53 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("--tag", "tags", multiple=True, help="Only scenarios with one of these tags.")
 @click.option("--disagreements-only", is_flag=True, help="Hide scenarios where all agree.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable rows.")
+@click.option(
+    "--js/--no-js",
+    "js",
+    default=None,
+    help="Add LangChain.js as a second reference (default: when node and it are installed).",
+)
 def differential(
-    scenarios: Sequence[str], tags: Sequence[str], disagreements_only: bool, as_json: bool
+    scenarios: Sequence[str],
+    tags: Sequence[str],
+    disagreements_only: bool,
+    as_json: bool,
+    js: bool | None,
 ) -> None:
     """Run each scenario through langchain-core and the official SDK accumulators.
 
     The accumulators are langchain-core's merge (of every dialect's parse), openai's
     ChatCompletionStreamState, the Responses stream helper and anthropic's
     MessageStream (LiteLLM's stream_chunk_builder when it is installed). Each row says
-    what every accumulator made of the same scenario, and where they disagree.
+    what every accumulator made of the same scenario, and where they disagree. With
+    LangChain.js installed (or --js), its ChatOpenAI and ChatAnthropic stream the same
+    bytes from 127.0.0.1 as the langchain-js accumulator, and a last block lists where
+    LangChain.js and langchain-core merge them differently.
 
     \b
-    Example:
+    Examples:
       tooltape differential --tag ids --disagreements-only
+      tooltape differential --scenario repeated_name --scenario openai_golden --no-js
     """  # noqa: D301  (click's \b keeps the example unwrapped)
     from tooltape.cassettes import bundled_scenarios
     from tooltape.fake_providers import differential_table, render_differential
     from tooltape.harness import select_scenarios
+    from tooltape.plugin._js_reference import render_js_report, require_js, with_langchain_js
 
     pool = select_scenarios(
         bundled_scenarios(), names=list(scenarios) or None, tags=list(tags) or None
     )
-    if not pool:
-        raise TooltapeUsageError(f"no bundled scenario has the tag(s) {', '.join(tags)}")
-    rows = differential_table(pool)
+    if js:
+        require_js()  # before the slow part: a missing node fails at once
+    rows, note = with_langchain_js(pool, differential_table(pool), required=js)
+    if note:
+        click.echo(note, err=True)
+    report = render_js_report(rows)
     if disagreements_only:
         rows = [row for row in rows if not row.agree]
     if as_json:
         click.echo(json.dumps([row.as_dict() for row in rows], indent=2, default=str))
         return
     click.echo(render_differential(rows) or "tooltape: every accumulator agrees")
+    if report:
+        click.echo(f"\n{report}")

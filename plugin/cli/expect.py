@@ -127,19 +127,14 @@ class Expectations:
         Raises:
             TooltapeUsageError: Naming the entry and the unknown name.
         """
+        from tooltape.harness._names import check_names
+
         known_scenarios, known_adapters = set(scenarios), set(adapters)
         for number, entry in enumerate(self.entries):
-            if entry.adapter not in known_adapters:
-                raise TooltapeUsageError(
-                    f"{self.source}: entry {number}: unknown adapter {entry.adapter!r}; "
-                    f"adapters: {', '.join(sorted(known_adapters))}"
-                )
-            unknown = [s for s in entry.scenarios if s not in known_scenarios]
-            if unknown:
-                raise TooltapeUsageError(
-                    f"{self.source}: entry {number} ({entry.adapter}): unknown scenario(s) "
-                    f"{', '.join(unknown)}"
-                )
+            where = f"{self.source}: entry {number}: "
+            check_names("adapter", [entry.adapter], known_adapters, prefix=where)
+            where = f"{self.source}: entry {number} ({entry.adapter}): "
+            check_names("scenario", entry.scenarios, known_scenarios, prefix=where)
 
 
 def _read(path: Path | None) -> tuple[str, str]:

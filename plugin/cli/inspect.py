@@ -30,22 +30,29 @@ def _kinds(events: Any) -> str:
     return ", ".join(f"{kind} x{n}" if n > 1 else kind for kind, n in counts.items()) or "-"
 
 
+_MAX_ROWS = 200
+"""Calls drawn in the table of one interaction."""
+
+
 def _print_interaction(console: Console, item: Any) -> None:
     cut = f", cut: {item.aborted}" if item.aborted else ""
     console.print(
         Text(f"interaction {item.index}: {item.request} -> {item.status}{cut}", style="bold")
     )
     console.print(Text(f"  {len(item.events)} event(s): {_kinds(item.events)}"))
+    for warning in item.warnings:
+        console.print(Text(f"  warning {warning}", style="red"))
     if item.merge is None:
         return
     table = Table(show_header=True, box=None, pad_edge=False)
     for column in ("", "name", "args", "id"):
         table.add_column(column, overflow="fold")
-    for call in item.merge.calls():
+    calls = item.merge.calls()
+    for call in calls[:_MAX_ROWS]:
         table.add_row(
             "call", call["name"], json.dumps(call["args"], ensure_ascii=False), call["id"]
         )
-    for bad in item.merge.invalid_tool_calls:
+    for bad in item.merge.invalid_tool_calls[: max(0, _MAX_ROWS - len(calls))]:
         table.add_row(
             Text("invalid", style="red"),
             bad.get("name") or "",
@@ -54,6 +61,9 @@ def _print_interaction(console: Console, item: Any) -> None:
         )
     if item.merge.tool_calls or item.merge.invalid_tool_calls:
         console.print(table)
+        hidden = len(calls) + len(item.merge.invalid_tool_calls) - _MAX_ROWS
+        if hidden > 0:  # rich lays out every row; thousands of them take minutes
+            console.print(f"  … {hidden} more call(s) not shown; --json lists them all")
     else:
         console.print("  no tool calls")
     for hazard in item.merge.hazards:
@@ -104,6 +114,7 @@ def inspect(
         if drifted is not None:
             data["drift"] = {"against": str(against), "changes": drifted}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        _exit_on_malformed(result)
         return
     from tooltape.plugin.cli import stdout_console
 
@@ -115,3 +126,15 @@ def inspect(
         console.print(Text(f"drift against {against}:", style="bold"))
         for line in drifted or ["no change in stream shape"]:
             console.print(Text(f"  {line}"))
+    _exit_on_malformed(result)
+
+
+def _exit_on_malformed(result: Any) -> None:
+    """Malformed events are not a clean reading: say so on stderr and exit 1."""
+    if result.warnings:
+        click.echo(
+            f"tooltape inspect: {len(result.warnings)} malformed event warning(s) in "
+            f"{result.source}; the reference adapter skips or fails on them",
+            err=True,
+        )
+        raise SystemExit(1)

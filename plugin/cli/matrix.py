@@ -23,7 +23,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from tooltape.harness import TooltapeUsageError
 from tooltape.plugin.cli.legend import MEANINGS, SYMBOLS, subject_key, subject_legend
 
 __all__ = ["cell_dict", "matrix"]
@@ -51,22 +50,16 @@ def _choose(
     from tooltape.harness import select_scenarios
 
     pool = select_scenarios(bundled_scenarios(), names=scenarios, tags=tags)
-    if not pool:
-        raise TooltapeUsageError(f"no bundled scenario has the tag(s) {', '.join(tags or [])}")
     for name in dialects or ():
         get_dialect(name)
     return pool, dialects or dialect_names(profiles=True)
 
 
 def _check_adapters(adapters: list[str] | None) -> None:
+    from tooltape.harness._names import check_names
     from tooltape.plugin.cli.adapters import adapter_names
 
-    known = adapter_names()
-    unknown = [a for a in adapters or () if a not in known]
-    if unknown:
-        raise TooltapeUsageError(
-            f"unknown adapter(s) {', '.join(unknown)}; adapters: {', '.join(known)}"
-        )
+    check_names("adapter", adapters or (), adapter_names())
 
 
 def result_dict(result: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ Bedrock's botocore against one uvicorn server on 127.0.0.1 for the whole run.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import logging
 import re
@@ -37,6 +38,7 @@ from tooltape.fake_providers import (
     serve_in_thread,
 )
 from tooltape.harness import (
+    Deltas,
     MergeResult,
     Scenario,
     TooltapeUsageError,
@@ -84,9 +86,14 @@ class Cell:
     skipped: str = ""
     """Why the dialect cannot render the scenario (empty when it can)."""
     reference: MergeResult | None = None
-    lanes: str = ""
-    """The parsed stream drawn as index lanes."""
+    deltas: Deltas | None = None
+    """What the dialect's reference adapter yields from the wire (``None``: not parsed)."""
     results: list[Result] = field(default_factory=list)
+
+    @functools.cached_property
+    def lanes(self) -> str:
+        """The parsed stream drawn as index lanes, drawn when first shown."""
+        return draw_lanes(self.deltas) if self.deltas is not None else ""
 
     @property
     def status(self) -> str:
@@ -297,7 +304,7 @@ def run_cell(stage: _Stage, scenario: Scenario, dialect: Dialect, adapters: list
     try:
         deltas = dialect.parse(wire.body)
         cell.reference = reference_merge(deltas)
-        cell.lanes = draw_lanes(deltas)
+        cell.deltas = deltas
     except Exception as error:
         cell.results.append(Result("reference", "crashes", _short(error), type(error).__name__))
         return cell

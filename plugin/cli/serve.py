@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 
 from tooltape.harness import TooltapeUsageError
 
@@ -54,12 +53,19 @@ def load_script(path: Path) -> list[Any]:
     Raises:
         TooltapeUsageError: Unreadable, not YAML/JSON, or not a list of turns.
     """
+    from tooltape.cassettes._yaml import load_yaml
+
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise TooltapeUsageError(f"{path}: cannot read the script ({error.strerror})") from None
-    except yaml.YAMLError as error:
-        raise TooltapeUsageError(f"{path}: not valid YAML or JSON: {error}") from None
+    except UnicodeDecodeError as error:
+        raise TooltapeUsageError(
+            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
+        ) from None
+    document = load_yaml(text, path, what="script")  # bombs, deep nesting: one line
+    from tooltape.cassettes._errors import bounded
+
     turns = document.get("turns") if isinstance(document, dict) else document
     if not isinstance(turns, list) or not turns:
         raise TooltapeUsageError(f"{path}: expected a non-empty list of turns (or 'turns: [...]')")
@@ -69,7 +75,7 @@ def load_script(path: Path) -> list[Any]:
         ):
             raise TooltapeUsageError(
                 f"{path}: turn {number}: expected a scenario name or a mapping with "
-                f"'scenario', 'plan' or 'error', got {turn!r}"
+                f"'scenario', 'plan' or 'error', got {bounded(turn)}"
             )
     return turns
 
@@ -83,7 +89,14 @@ def _queue(provider: Any, turn: Any) -> None:
         provider.stream(get_scenario(turn))
         return
     if "error" in turn:
-        provider.error(int(turn["error"]), turn.get("body"))
+        status = turn["error"]
+        if isinstance(status, str) and status.isdigit() and len(status) == 3:
+            status = int(status)
+        if type(status) is not int or not 400 <= status <= 599:
+            raise TooltapeUsageError(
+                f"error: expected an HTTP error status (400-599), got {_shown(status)}"
+            )
+        provider.error(status, turn.get("body"))
         return
     quirks = turn.get("quirks", ())
     seed = turn.get("seed")
@@ -96,14 +109,20 @@ def _queue(provider: Any, turn: Any) -> None:
 class _Script:
     """The turns every provider plays, re-queued when ``repeat`` and the script ran out."""
 
-    def __init__(self, turns: Sequence[Any], repeat: bool) -> None:
+    def __init__(self, turns: Sequence[Any], repeat: bool, source: str = "--scenario") -> None:
         self.turns = list(turns)
         self.repeat = repeat
+        self.source = source
         self.lock = threading.Lock()
 
     def load(self, provider: Any) -> None:
-        for turn in self.turns:
-            _queue(provider, turn)
+        for number, turn in enumerate(self.turns):
+            try:
+                _queue(provider, turn)
+            except (TooltapeUsageError, ValueError, TypeError, RecursionError) as error:
+                raise TooltapeUsageError(
+                    f"{self.source}: turn {number}: {_turn_problem(error)}"
+                ) from None
 
     def refill(self, providers: Sequence[Any]) -> None:
         if not self.repeat:
@@ -112,6 +131,27 @@ class _Script:
             for provider in providers:
                 if provider.played == len(provider.turns):
                     self.load(provider)
+
+
+def _shown(value: Any) -> str:
+    from tooltape.cassettes._errors import bounded
+
+    return bounded(value)
+
+
+def _turn_problem(error: BaseException) -> str:
+    """One line for what is wrong with a turn (pydantic's first error, or the error's text)."""
+    from pydantic import ValidationError
+
+    from tooltape.cassettes._errors import bounded, bounded_text, error_text
+
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        return f"plan.{field}: {bounded_text(first['msg'])} (got {bounded(first.get('input'))})"
+    if isinstance(error, TooltapeUsageError):
+        return bounded_text(" ".join(str(error)[:4000].split()), 2000)
+    return error_text(error)
 
 
 # --- logging and stopping ----------------------------------------------------------------
@@ -341,6 +381,7 @@ def serve(
         plan = _Script(
             load_script(script) if script else [scenario or "openai_golden"],
             repeat or script is None,
+            str(script) if script else "--scenario",
         )
         app = FakeProviderApp(*_providers(names, plan))
         watch = _Watch(limit, before=lambda: plan.refill(app.router.providers))

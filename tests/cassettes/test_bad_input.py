@@ -200,7 +200,11 @@ CASES = [
     ),
     ("reads beyond body", _load(_set(*RESP, "tooltape", "reads", [10, 10**7])), "inside the"),
     ("reads text", _load(_set(*RESP, "tooltape", "reads", ["10"])), "increasing byte offsets"),
-    ("tooltape key", _load(_set(*RESP, "tooltape", "colour", 1)), "unknown key(s) ['colour']"),
+    (
+        "tooltape key",
+        _load(_set(*RESP, "tooltape", "colour", 1)),
+        "unknown key 'colour'; known keys: aborted, reads",
+    ),
     ("aborted number", _load(_set(*RESP, "tooltape", "aborted", 3)), "response.tooltape.aborted"),
     ("metadata field", _load(_set("tooltape", "colour", "red")), "tooltape.colour: Extra inputs"),
     (
@@ -279,7 +283,7 @@ CASES = [
     ),
     ("mutate range", lambda tmp: mutate(BASE, "split_name", interaction=3), "no interaction 3"),
     ("record mode", _use(record_mode="sometimes"), "unknown record mode 'sometimes'"),
-    ("matcher", _use(match_on=("method", "colour")), "unknown request matcher(s) ['colour']"),
+    ("matcher", _use(match_on=("method", "colour")), "unknown request matcher 'colour'"),
     ("matcher string", _use(match_on="method"), "give a sequence of"),
     ("replay quirk", _use(quirks=["nope"]), "replay quirk 'nope'"),
     (
@@ -290,7 +294,7 @@ CASES = [
     (
         "record api",
         lambda tmp: convert_corpus_record(_record(api="telepathy")),
-        "no dialect reads api 'telepathy'",
+        "unknown api 'telepathy'",
     ),
     (
         "record base64",
@@ -325,11 +329,11 @@ CASES = [
 
 FILELESS = {
     "unknown record mode 'sometimes'",
-    "unknown request matcher(s) ['colour']",
+    "unknown request matcher 'colour'",
     "give a sequence of",
     "replay quirk 'nope'",
     "has no 'request_url' field",
-    "no dialect reads api 'telepathy'",
+    "unknown api 'telepathy'",
     "response_body is not base64",
     "'response_status' has the wrong type",
     "no bundled cassette for scenario 'nope'",

@@ -44,8 +44,10 @@ def test_the_json_form_has_what_the_cli_prints():
         "tool_calls",
         "invalid_tool_calls",
         "hazards",
+        "warnings",
         "interactions",
     }
+    assert data["warnings"] == []
     assert data["invalid_tool_calls"] and data["invalid_tool_calls"][0]["name"]
     assert "invalid_call" in " ".join(data["hazards"])
     (interaction,) = data["interactions"]

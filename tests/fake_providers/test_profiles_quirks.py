@@ -81,7 +81,7 @@ def test_claims_and_base_urls() -> None:
     assert len(claims) == len(corpus_claims())  # one profile per corpus provider
     assert claims["azure_openai"] == "azure" and claims["gemini_openai_compat"] == "gemini_openai"
     assert profile_base_url("groq") == "https://api.groq.com/openai/v1"
-    with pytest.raises(TooltapeUsageError, match="unknown profile 'nope'; profiles: azure"):
+    with pytest.raises(TooltapeUsageError, match="unknown profile 'nope'; known profiles: azure"):
         profile_base_url("nope")
 
 

@@ -153,9 +153,9 @@ def test_max_examples_follows_the_profile_unless_passed(hypothesis_profile):
 
 
 def test_unknown_names_are_errors_with_the_closest_ones():
-    with pytest.raises(TooltapeUsageError, match="did you mean pack_fragments"):
+    with pytest.raises(TooltapeUsageError, match="did you mean 'pack_fragments'"):
         check_merger(correct, exclude_kinds=["pack_fragment"])
-    with pytest.raises(TooltapeUsageError, match="on_reference_hazard='strict'"):
+    with pytest.raises(TooltapeUsageError, match="on_reference_hazard policy 'strict'"):
         check_merger(correct, on_reference_hazard="strict")
 
 

@@ -1,6 +1,8 @@
 """Each package's __all__ is its public surface: sorted, complete, importable."""
 
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -27,3 +29,24 @@ def test_no_public_name_is_left_out_of_all(name):
         and type(value).__name__ != "FixtureFunctionDefinition"  # the plugin's fixtures
     }
     assert public <= set(module.__all__), sorted(public - set(module.__all__))
+
+
+def test_importing_the_harness_pulls_neither_hypothesis_nor_requests():
+    # langchain-core's messages module imports requests; the facade loads names on use.
+    code = (
+        "import sys, tooltape.harness\n"
+        "print(sorted(m for m in ('hypothesis', 'requests', 'langchain_core') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_every_lazy_name_is_in_all_and_loads_from_its_module():
+    import tooltape.harness as harness
+
+    assert sorted(harness._LAZY) == sorted(harness.__all__)
+    for name, module in harness._LAZY.items():
+        defined = importlib.import_module(f"tooltape.harness.{module}")
+        assert getattr(harness, name) is getattr(defined, name), name
+    with pytest.raises(AttributeError, match="has no attribute 'reference_marge'"):
+        harness.reference_marge  # noqa: B018

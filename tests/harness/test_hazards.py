@@ -1,5 +1,7 @@
 import pytest
-from langchain_core.messages import AIMessage
+from hypothesis import given
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
@@ -10,6 +12,8 @@ from tooltape.harness import (
     reference_merge,
     stream_plan,
 )
+from tooltape.harness._hazards import _Lanes, _validity
+from tooltape.harness.strategies import planned_streams
 
 PLAN = Plan(
     calls=[{"name": "get_weather", "args": {"city": "Paris"}}, {"name": "add", "args": {"a": 1}}]
@@ -81,3 +85,68 @@ def test_hazards_of_a_finished_message():
     )
     result = merge_result_from_message(message)
     assert [h.kind for h in result.hazards] == ["missing_id", "invalid_call"]
+
+
+def _quadratic_sibling_id(chunks, position):
+    """The scan find_hazards used to run for every nameless chunk, kept as the slow oracle."""
+    chunk = chunks[position]
+    sibling = next(
+        (
+            other
+            for other in chunks[:position]
+            if other.get("index") is not None
+            and other.get("index") == chunk.get("index")
+            and other.get("id")
+            and other.get("id") != chunk.get("id")
+        ),
+        None,
+    )
+    return None if sibling is None else sibling.get("id")
+
+
+_drawn_chunks = st.lists(
+    st.builds(
+        tool_call_chunk,
+        name=st.sampled_from([None, "", "f"]),
+        args=st.sampled_from([None, "", "{}", '{"a": 1}', '{"a"']),
+        id=st.sampled_from([None, "", "a", "b", "c"]),
+        index=st.sampled_from([None, 0, 1, 2, "lc_0"]),
+    ),
+    max_size=12,
+)
+
+
+@given(_drawn_chunks)
+def test_running_lanes_find_the_sibling_the_quadratic_scan_found(chunks):
+    lanes = _Lanes()
+    for position, chunk in enumerate(chunks):
+        expected = _quadratic_sibling_id(chunks, position)
+        assert lanes.sibling_id(chunk.get("index"), chunk.get("id")) == expected
+        lanes.add(chunk)
+
+
+@given(planned_streams())
+def test_hazards_of_drawn_streams_name_the_sibling_the_quadratic_scan_found(stream):
+    chunks = reference_merge(stream).chunks
+    for hazard in find_hazards(chunks):
+        if hazard.kind == "id_changed":
+            sibling = _quadratic_sibling_id(chunks, hazard.position)
+            assert f"changed id from {sibling!r}" in hazard.detail
+        elif hazard.kind == "orphan_fragment":
+            assert not (_quadratic_sibling_id(chunks, hazard.position) and hazard.call_id)
+
+
+def test_hazards_on_thousands_of_calls_finish():
+    # 8,000 nameless fragments on distinct indices: the old scan was quadratic here.
+    chunks = [tool_call_chunk(name="f", args="{}", id="c0", index=0)] + [
+        tool_call_chunk(name=None, args="{}", id=f"c{n}", index=n) for n in range(1, 8_000)
+    ]
+    hazards = find_hazards(chunks)
+    assert sum(h.kind == "orphan_fragment" for h in hazards) == 7_999
+
+
+@given(_drawn_chunks)
+def test_validity_in_one_message_is_each_chunks_own(chunks):
+    chunks = [c for c in chunks if not isinstance(c["index"], str)]  # langchain-core rejects them
+    alone = [bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls) for c in chunks]
+    assert _validity(chunks) == alone

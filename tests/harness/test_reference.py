@@ -4,17 +4,22 @@ import operator
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
     Plan,
     TooltapeUsageError,
+    find_hazards,
     pairwise_merge,
     reference_merge,
     stream_plan,
     to_message_chunks,
 )
+from tooltape.harness._lane_merge import merge_by_lane, plain_chunks, validity
+from tooltape.harness._reference import merge_input
 from tooltape.harness.strategies import planned_streams
 
 
@@ -128,3 +133,163 @@ def test_bad_deltas_get_an_error_naming_the_delta(deltas, message):
 def test_string_index_is_coerced_like_langchain_core():
     result = reference_merge([[_chunk("f", "", "c", 0)], [{"args": "{}", "index": "0"}]])
     assert result.calls() == [{"name": "f", "args": {}, "id": "c"}]
+
+
+# reference_merge builds its input messages without langchain-core's validators
+# (merge_input); these prove it merges exactly as the validated messages do.
+
+_SEEDS = 25
+"""Streams per drawn example: its plan and quirks under as many seeds, so the profile's
+budget (60 examples in CI, 100 in dev) checks thousands of streams."""
+
+
+def _validated_merge(deltas):
+    """langchain-core's normal path: validated messages, one n-ary merge, the last chunk."""
+    messages = to_message_chunks(deltas)
+    if not messages:
+        return None
+    return add_ai_message_chunks(*messages, AIMessageChunk(content="", chunk_position="last"))
+
+
+def _assert_same_merge(deltas):
+    result = reference_merge(deltas)
+    merged = _validated_merge(deltas)
+    if merged is None:
+        assert (result.chunks, result.tool_calls, result.invalid_tool_calls) == ([], [], [])
+        return
+    assert result.chunks == merged.tool_call_chunks
+    assert result.tool_calls == merged.tool_calls
+    assert result.invalid_tool_calls == merged.invalid_tool_calls
+    assert result.hazards == tuple(find_hazards(merged.tool_call_chunks))
+    cheap = merge_input(deltas)
+    assert [m.tool_call_chunks for m in cheap] == [
+        m.tool_call_chunks for m in to_message_chunks(deltas)
+    ]
+
+
+@given(planned_streams())
+def test_unvalidated_input_merges_like_validated_messages(stream):
+    for seed in range(stream.seed, stream.seed + _SEEDS):
+        _assert_same_merge(stream_plan(stream.plan, stream.quirks, seed=seed).deltas())
+
+
+def _odd_values(key, value):
+    """Values of other types than langchain-core stores, most of them equal to ``value``."""
+    if key == "index":
+        near = [str(value), float(value)] if isinstance(value, int) else ["0", 0.0]
+        return [*near, True, False, "x", [0]]
+    text = value if isinstance(value, str) else "f"
+    return [text.encode(), 1, [text], {"a": 1}]
+
+
+@st.composite
+def _odd_deltas(draw):
+    """Drawn streams where some chunks carry values of other types, or miss keys."""
+    deltas = [list(message) for message in draw(planned_streams()).deltas()]
+    chunks = [(n, m) for n, message in enumerate(deltas) for m in range(len(message))]
+    if not chunks:
+        return deltas
+    for n, m in draw(st.lists(st.sampled_from(chunks), min_size=1, max_size=3)):
+        chunk = dict(deltas[n][m])
+        key = draw(st.sampled_from(["index", "name", "args", "id"]))
+        if draw(st.booleans()):
+            chunk[key] = draw(st.sampled_from(_odd_values(key, chunk.get(key))))
+        else:
+            chunk.pop(key, None)
+        if draw(st.booleans()):
+            chunk.pop("type", None)
+        deltas[n][m] = chunk
+    return deltas
+
+
+@given(_odd_deltas())
+def test_odd_types_are_coerced_or_rejected_like_validated_messages(deltas):
+    try:
+        expected = _validated_merge(deltas)
+    except TooltapeUsageError as error:
+        rejection = str(error)
+    else:
+        rejection = None
+    if rejection is not None:
+        with pytest.raises(TooltapeUsageError) as raised:
+            reference_merge(deltas)
+        assert str(raised.value) == rejection
+        return
+    result = reference_merge(deltas)
+    assert expected is not None
+    assert result.chunks == expected.tool_call_chunks
+    assert result.tool_calls == expected.tool_calls
+    assert result.invalid_tool_calls == expected.invalid_tool_calls
+
+
+def test_cheap_messages_are_langchain_messages_apart_from_parsed_calls():
+    for cheap, full in zip(
+        merge_input(LANGCHAIN_DOCS_STREAM), to_message_chunks(LANGCHAIN_DOCS_STREAM), strict=True
+    ):
+        assert (cheap.tool_calls, cheap.invalid_tool_calls) == ([], [])
+        assert full.tool_calls or full.invalid_tool_calls
+        assert (
+            cheap.model_copy(
+                update={
+                    "tool_calls": full.tool_calls,
+                    "invalid_tool_calls": full.invalid_tool_calls,
+                }
+            )
+            == full
+        )
+
+
+def test_malformed_chunk_in_a_long_stream_names_its_delta():
+    deltas = [[_chunk("f", "", "c", 0)]] + [[_chunk(None, "x", None, 0)]] * 500
+    deltas[300] = [{"args": "x", "index": 0, "id": 7}]
+    with pytest.raises(TooltapeUsageError, match="delta 300: langchain-core rejects its chunks"):
+        reference_merge(deltas)
+
+
+_LANE_CHUNKS = st.lists(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "name": st.sampled_from([None, "", "f", "g"]),
+                "args": st.sampled_from([None, "", "{", '"a": 1', "}", "[1]", "{}"]),
+                "id": st.sampled_from([None, "", "c1", "c2"]),
+                "index": st.sampled_from([None, 0, 1, 2, 7]),
+            }
+        ),
+        max_size=4,
+    ),
+    max_size=12,
+)
+
+
+@given(st.one_of(_LANE_CHUNKS, planned_streams().map(lambda s: s.deltas())))
+def test_lane_by_lane_merge_equals_one_nary_call(deltas):
+    messages = to_message_chunks(deltas)
+    if not messages:
+        return
+    nary = add_ai_message_chunks(messages[0], *messages[1:], AIMessageChunk(content=""))
+    rows = [list(m.tool_call_chunks) for m in messages]
+    assert merge_by_lane(rows) == nary.tool_call_chunks
+    for delta, message in zip(deltas, messages, strict=True):
+        plain = plain_chunks(delta)
+        assert plain is None or [list(c.items()) for c in plain] == [
+            list(c.items()) for c in message.tool_call_chunks
+        ]
+    whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
+    assert whole.tool_calls == nary.tool_calls
+    assert whole.invalid_tool_calls == nary.invalid_tool_calls
+    assert validity(nary) == [
+        bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls)
+        for c in nary.tool_call_chunks
+    ]
+
+
+def test_many_parallel_calls_merge_lane_by_lane_like_the_reference():
+    deltas = [[_chunk("f", "", f"c{n}", n)] for n in range(200)] + [
+        [_chunk(None, f'{{"n": {n}}}', None, n)] for n in range(200)
+    ]
+    result = reference_merge(deltas)
+    merged = add_ai_message_chunks(*to_message_chunks(deltas), AIMessageChunk(content=""))
+    assert result.chunks == merged.tool_call_chunks
+    assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(200)]
+    assert result.hazards == ()

@@ -39,7 +39,7 @@ def test_any_kind_can_be_excluded(quirks):
 def test_strategy_arguments_are_checked():
     with pytest.raises(TooltapeUsageError, match="min_calls=3, max_calls=1"):
         plans(min_calls=3, max_calls=1)
-    with pytest.raises(TooltapeUsageError, match="unknown quirk kind 'nope'; known: "):
+    with pytest.raises(TooltapeUsageError, match="unknown quirk kind 'nope'; known quirk kinds: "):
         quirk_sets(kinds=["nope"])
 
 
@@ -94,5 +94,5 @@ def test_histories_carry_exactly_the_faults_they_report(drawn):
 
 
 def test_histories_arguments_are_checked():
-    with pytest.raises(TooltapeUsageError, match="unknown shapes or faults"):
+    with pytest.raises(TooltapeUsageError, match="unknown fault 'gremlins'; known faults: "):
         histories(faults=["gremlins"])

@@ -87,7 +87,8 @@ def test_marker_arguments_are_checked(pytester: pytest.Pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     out = result.stdout.str()
-    assert "unknown argument(s) ['mode']; accepted arguments: name, record_mode, " in out
+    assert "unknown argument 'mode' (did you mean 'record_mode'?)" in out
+    assert "known arguments: allow_repeats, allow_unplayed, " in out
     assert "match_on" in out and "allow_unplayed" in out and "dialect" in out
     assert "Traceback" not in result.stdout.str()
 
@@ -118,3 +119,73 @@ def test_summary_lists_cassettes_no_test_used(pytester: pytest.Pytester, monkeyp
     assert "weather.yaml" not in result.stdout.str().split("not used by any test")[1].replace(
         "old_test.yaml", ""
     )
+
+
+def test_the_unused_summary_speaks_only_of_tooltape_cassettes_and_tests_that_ran(
+    pytester: pytest.Pytester, monkeypatch
+):
+    monkeypatch.setenv("LIVE_PORT", str(free_port()))
+    pytester.makepyfile(test_weather=RECORD_AND_REPLAY)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--tooltape-record-mode=once")
+    folder = pytester.path / "cassettes" / "test_weather"
+    # pytest-recording keeps its cassettes in the same folders: not tooltape's to report.
+    (folder / "test_other_tool.yaml").write_text("interactions: []\nversion: 1\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "not used by any test" not in result.stdout.str()
+
+    (folder / "weather_copy.yaml").write_text((folder / "weather.yaml").read_text())
+    narrowed = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "no_such_test")
+    narrowed.assert_outcomes(deselected=1)
+    assert "not used by any test" not in narrowed.stdout.str()
+
+
+SCRUB_CONFTEST = """
+import pytest
+
+
+@pytest.fixture
+def tooltape_config():
+    return {"filter_headers": [("x-tenant", "TENANT")], "record_mode": "once"}
+"""
+
+SCRUB_TESTS = """
+import httpx2
+import pytest
+from tooltape.fake_providers import FakeProvider, serve_in_thread
+from tooltape.harness import Plan
+
+PLAN = Plan(calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}])
+
+
+@pytest.mark.tooltape_cassette("scrubbed", request_headers="all", filter_query_parameters=["team"])
+def test_rules_add_up():
+    provider = FakeProvider("openai_chat", base_url="http://127.0.0.1").stream(PLAN)
+    with serve_in_thread(provider) as url:
+        httpx2.post(url + "/v1/chat/completions?team=team-name-123",
+                    json={"model": "m", "messages": [], "stream": True},
+                    headers={"x-tenant": "tenant-name-456"})
+
+
+class TestTypo:
+    @pytest.fixture
+    def tooltape_config(self):
+        return {"filter_header": ["x"]}
+
+    @pytest.mark.tooltape_cassette("typo")
+    def test_typo(self):
+        pass
+"""
+
+
+def test_marker_and_config_scrubbing_rules_add_up_and_config_names_are_checked(
+    pytester: pytest.Pytester,
+):
+    pytester.makeconftest(SCRUB_CONFTEST)
+    pytester.makepyfile(test_scrub=SCRUB_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    assert "unknown setting 'filter_header' (did you mean 'filter_headers'?)" in str(result.stdout)
+    text = (pytester.path / "cassettes" / "test_scrub" / "scrubbed.yaml").read_text()
+    assert "tenant-name-456" not in text and "TENANT" in text
+    assert "team-name-123" not in text and "team=" not in text

@@ -175,7 +175,7 @@ def test_render_writes_a_cassette_that_inspects_to_the_reference(tmp_path: Path)
 
 
 def test_render_errors_are_one_line() -> None:
-    assert "unknown scenario(s) ['nope']" in fails("render", "nope", "-d", "openai_chat")
+    assert "unknown scenario 'nope'" in fails("render", "nope", "-d", "openai_chat")
     assert "unknown dialect 'nope'" in fails("render", "missing_id", "-d", "nope")
     assert "Missing option '--dialect'" in fails("render", "missing_id")
     assert "No such option" in fails("render", "missing_id", "-d", "openai_chat", "--bogus")

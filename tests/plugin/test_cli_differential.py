@@ -31,5 +31,5 @@ def test_text_report_names_each_accumulator():
 def test_unknown_scenario_is_one_line_and_exit_2():
     result = run("differential", "--scenario", "nope")
     assert result.returncode == 2
-    assert result.stderr.startswith("tooltape differential: error: unknown scenario(s) ['nope']")
+    assert result.stderr.startswith("tooltape differential: error: unknown scenario 'nope'")
     assert len(result.stderr.strip().splitlines()) == 1

@@ -62,7 +62,10 @@ def test_recording_turns_network_blocking_off_by_default(pytester):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--tooltape-record-mode=sometimes"], "record mode 'sometimes' is not one of none, once"),
+        (
+            ["--tooltape-record-mode=sometimes"],
+            "unknown record mode 'sometimes'; known record modes: all, new_episodes, none, once",
+        ),
         (["--tooltape-seed=abc"], "seed 'abc' is not an integer"),
         (["--tooltape-block-network=maybe"], "'maybe' is not a boolean"),
     ],

@@ -63,11 +63,11 @@ def test_tags_and_the_dialect_option_filter(pytester: pytest.Pytester):
     [
         (
             'tooltape_scenarios(tag=["x"])',
-            "unknown argument(s) ['tag']; accepted arguments: names, dialects, tags",
+            "unknown argument 'tag' (did you mean 'tags'?); known arguments: dialects, names, tags",
         ),
         ('tooltape_scenarios("golden")', "positional arguments ('golden',) are not accepted"),
         ("tooltape_scenarios(names=[1])", "names must be a string or a list of strings, got [1]"),
-        ('tooltape_scenarios(names=["nope"])', "unknown scenario(s) ['nope']"),
+        ('tooltape_scenarios(names=["nope"])', "unknown scenario 'nope'"),
         ('tooltape_scenarios(dialects=["klingon"])', "unknown dialect 'klingon'"),
     ],
 )

@@ -1,0 +1,106 @@
+"""tooltape's fakes beside vcrpy / pytest-recording cassettes and respx routes, in one test."""
+
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+# A vcrpy cassette for a host tooltape does not serve, as pytest-recording would keep it.
+_INTERACTION = """
+- request:
+    body: null
+    headers: {}
+    method: GET
+    uri: http://weather.example/today
+  response:
+    body: {string: sunny}
+    headers: {content-type: [text/plain]}
+    status: {code: 200, message: OK}
+"""
+OTHER_CASSETTE = "interactions:" + _INTERACTION * 2 + "version: 1\n"  # one per client
+
+CALLS = """
+import httpx
+import httpx2
+import openai
+import pytest
+from tooltape.harness import Plan
+
+PLAN = Plan(calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}])
+
+
+def sdk_call():
+    client = openai.OpenAI(api_key="sk-test")
+    chunks = list(client.chat.completions.create(model="gpt-4o", messages=[], stream=True))
+    return next(c for c in chunks if c.choices and c.choices[0].delta.tool_calls)
+
+
+def httpx_openai_call():
+    client = openai.OpenAI(api_key="sk-test", http_client=httpx.Client())
+    return list(client.chat.completions.create(model="gpt-4o", messages=[], stream=True))
+"""
+
+
+def _module(body: str) -> str:
+    return CALLS + textwrap.dedent(body)
+
+
+def test_pytest_recording_cassettes_and_fakes_serve_one_test(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        test_mixed=_module(
+            """
+            @pytest.mark.vcr
+            def test_both(fake_openai):
+                fake_openai.stream(PLAN)
+                assert sdk_call().choices[0].delta.tool_calls[0].function.name == "get_weather"
+                assert httpx.get("http://weather.example/today").text == "sunny"
+                assert httpx2.get("http://weather.example/today").text == "sunny"
+            """
+        )
+    )
+    folder = pytester.path / "cassettes" / "test_mixed"
+    folder.mkdir(parents=True)
+    (folder / "test_both.yaml").write_text(OTHER_CASSETTE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--record-mode=none")
+    result.assert_outcomes(passed=1)
+    assert "not used by any test" not in result.stdout.str()
+
+
+def test_respx_routes_and_fakes_serve_one_test(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        test_mixed=_module(
+            """
+            def test_both(fake_openai, respx_mock):
+                respx_mock.get("http://weather.example/today").respond(text="sunny")
+                fake_openai.stream(PLAN)
+                assert httpx_openai_call()
+                assert httpx.get("http://weather.example/today").text == "sunny"
+                assert respx_mock.calls.call_count == 1
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_with_no_other_tool_another_host_gets_the_404_naming_the_routes(
+    pytester: pytest.Pytester,
+):
+    pytester.makepyfile(
+        test_alone=_module(
+            """
+            def test_other_host(fake_openai):
+                for response in (
+                    httpx.get("http://weather.example/today"),
+                    httpx2.get("http://weather.example/today"),
+                ):
+                    assert response.status_code == 404
+                    assert "no fake provider serves GET http://weather.example" in response.text
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    # The requests are answered, and the test then fails for the unrouted requests.
+    result.assert_outcomes(errors=1, passed=1)
+    result.stdout.fnmatch_lines(["*no fake provider serves GET http://weather.example/today*"])
