@@ -28,7 +28,7 @@ from _hostile import (
 from tooltape.cassettes import generate_library, inspect_cassette, load_cassette
 from tooltape.cassettes._inspect import inspect_body
 from tooltape.harness import TooltapeUsageError
-from tooltape.plugin._cli import main
+from tooltape.plugin.cli import main
 
 DEEP = "[" * 100_000
 HUGE = "9" * 5_000
