@@ -260,10 +260,10 @@ def test_every_subject_has_its_own_key_letter() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--adapters", "nope"], "unknown adapter(s) nope"),
+        (["--adapters", "nope"], "unknown adapter 'nope'"),
         (["--dialects", "nope"], "unknown dialect 'nope'"),
-        (["--scenarios", "nope"], "unknown scenario(s) ['nope']"),
-        (["--tag", "no-such-tag"], "no bundled scenario has the tag(s) no-such-tag"),
+        (["--scenarios", "nope"], "unknown scenario 'nope'"),
+        (["--tag", "no-such-tag"], "unknown tag 'no-such-tag'"),
         (["--expectations", "/nonexistent.yaml"], "does not exist"),
     ],
 )
