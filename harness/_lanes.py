@@ -95,7 +95,8 @@ def _shown_rows(
     big = isinstance(deltas, Sequence) and not isinstance(deltas, str | bytes)
     if big and len(deltas) > max_rows:
         shown = _visible_rows(len(deltas), mark, max_rows)
-        messages = to_message_chunks([deltas[n] for n in shown])
+        picked: list[Any] = [deltas[n] for n in shown]
+        messages = to_message_chunks(picked)
         return {n: list(m.tool_call_chunks) for n, m in zip(shown, messages, strict=True)}, len(
             deltas
         )
