@@ -2,7 +2,7 @@
 
     nox -s tests                     # pip install .[test], then pytest (args after -- to pytest)
     nox -s oldest -- -m "not slow"   # every dependency at its pyproject lower bound
-    nox -s standard                  # langchain-tests' standard chat-model suite
+    nox -s standard                  # langchain-tests' standard chat-model suite (args: pytest's)
 
 Each session installs the project (not the working tree) into its own environment
 under ``.nox/``, so the tests import the installed ``tooltape`` as users do.
@@ -55,4 +55,4 @@ def standard(session: nox.Session) -> None:
     """langchain-tests' standard suite, in an environment where its pins may downgrade."""
     session.install(".[standard-tests]")
     show_versions(session)
-    session.run("python", "-m", "pytest", *(session.posargs or STANDARD_TESTS))
+    session.run("python", "-m", "pytest", *STANDARD_TESTS, *session.posargs)
