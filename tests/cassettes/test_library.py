@@ -25,6 +25,8 @@ from tooltape.cassettes._library_build import bundled_dialects, stale_files
 from tooltape.cassettes._reference import GENERATED_ID, reference_of
 from tooltape.fake_providers import FakeProvider, get_dialect
 
+pytestmark = pytest.mark.slow
+
 FILES = sorted(LIBRARY_DIR.glob("*/*.yaml"))
 COMMITTED_DIALECTS = sorted({p.stem for p in FILES})
 

@@ -9,6 +9,8 @@ from hypothesis import settings
 
 from tooltape.harness import MergeMismatch, merger_property
 
+pytestmark = pytest.mark.slow
+
 USER_MODULE = """
     from tooltape.harness import merger_property, reference_merge
 
