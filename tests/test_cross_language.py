@@ -31,9 +31,12 @@ JS_DIR = Path(__file__).parent / "js"
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
 NODE, NPM = shutil.which("node"), shutil.which("npm")
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or NPM is None, reason="node and npm are needed for the LangChain.js client"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        NODE is None or NPM is None, reason="node and npm are needed for the LangChain.js client"
+    ),
+]
 
 
 def npm_installed(source: Path, files: tuple[str, ...], command: tuple[str, ...]) -> Path:

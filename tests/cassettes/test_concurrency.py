@@ -12,7 +12,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tooltape.cassettes import load_cassette
+
+pytestmark = pytest.mark.slow
 
 ROUNDS = 12
 

@@ -32,10 +32,13 @@ from tooltape.cassettes import (
     use_cassette,
 )
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:Pydantic serializer warnings:UserWarning",
-    "ignore:Received unexpected tool content block:UserWarning",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings(
+        "ignore:Pydantic serializer warnings:UserWarning",
+        "ignore:Received unexpected tool content block:UserWarning",
+    ),
+]
 
 SUFFIX = {"chat_completions": "/chat/completions", "responses": "/responses"}
 

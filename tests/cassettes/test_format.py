@@ -24,6 +24,8 @@ from tooltape.cassettes._frames import split_frames
 from tooltape.fake_providers import get_dialect
 from tooltape.harness import reference_merge
 
+pytestmark = pytest.mark.slow
+
 CHAT = library_path("parallel_sequential", "openai_chat")
 
 

@@ -19,6 +19,8 @@ import pytest
 from tooltape.cassettes import library_path, load_cassette, save_cassette
 from tooltape.cassettes._store import lock_path, write_atomically
 
+pytestmark = pytest.mark.slow
+
 BASE = library_path("openai_golden", "openai_chat")
 
 

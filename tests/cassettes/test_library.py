@@ -28,6 +28,9 @@ from tooltape.cassettes._reference import GENERATED_ID, reference_of
 from tooltape.fake_providers import FakeProvider, get_dialect
 
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
+
+pytestmark = pytest.mark.slow
+
 FILES = sorted(LIBRARY_DIR.glob("*/*.yaml"))
 COMMITTED_DIALECTS = sorted({p.stem for p in FILES})
 

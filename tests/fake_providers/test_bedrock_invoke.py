@@ -38,6 +38,8 @@ from tooltape.fake_providers._bedrock_invoke import INVOKE_MODEL, BedrockInvokeD
 from tooltape.fake_providers._server import serve_in_thread
 from tooltape.harness import Plan, PlannedCall, TooltapeUsageError, parse_quirk, reference_merge
 
+pytestmark = pytest.mark.slow
+
 DIALECT = BedrockInvokeDialect()
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 WEATHER = PlannedCall(name="get_weather", args={"city": "Paris", "days": 3}, id="toolu_bdrk_01A")

@@ -32,6 +32,8 @@ from tooltape.fake_providers._cohere_parse import read_cohere_stream
 from tooltape.harness import Plan, Stage, TooltapeUsageError, parse_quirk, reference_merge
 from tooltape.harness._quirks import _REGISTRY
 
+pytestmark = pytest.mark.slow
+
 DIALECT = CohereV2Dialect()
 WEATHER = {"name": "get_weather", "args": {"location": "Tokyo"}, "id": "get_weather_bc8241gk"}
 TIME = {"name": "get_time", "args": {"location": "Tokyo", "tz": 9}, "id": "get_time_dg5wwc00"}

@@ -38,6 +38,8 @@ from tooltape.harness import (
 )
 from tooltape.harness._quirks import _REGISTRY
 
+pytestmark = pytest.mark.slow
+
 DIALECT = GeminiDialect()
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 WEATHER = PlannedCall(name="get_weather", args={"city": "Paris", "days": 3}, id="call_w1")

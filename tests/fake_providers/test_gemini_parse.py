@@ -21,6 +21,8 @@ from langchain_google_genai import ChatGoogleGenerativeAI
 from tooltape.fake_providers._gemini_parse import generated_id, read_gemini_stream
 from tooltape.harness import reference_merge
 
+pytestmark = pytest.mark.slow
+
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 

@@ -28,6 +28,8 @@ from tooltape.fake_providers._ollama import OllamaDialect
 from tooltape.fake_providers._ollama_parse import read_ollama_stream
 from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
 
+pytestmark = pytest.mark.slow
+
 DIALECT = OllamaDialect()
 BASE = "http://fake-ollama:11434"
 MODEL = "llama3.1:8b"

@@ -8,6 +8,8 @@ from tooltape.harness._check_merger import _Judge
 from tooltape.harness._merger_examples import library_examples
 from tooltape.harness.strategies import _allowed_kinds
 
+pytestmark = pytest.mark.slow
+
 RUNS = 20
 
 

@@ -21,6 +21,8 @@ from tooltape.harness import (
 )
 from tooltape.harness.strategies import planned_streams, quirk_sets
 
+pytestmark = pytest.mark.slow
+
 
 def _failure(merger, **options):
     with pytest.raises(MergeMismatch) as error:

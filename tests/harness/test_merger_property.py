@@ -8,6 +8,8 @@ from _mergers import correct
 
 from tooltape.harness import MergeMismatch, merger_property
 
+pytestmark = pytest.mark.slow
+
 USER_MODULE = """
     from tooltape.harness import merger_property, reference_merge
 

@@ -6,6 +6,8 @@ import pytest
 
 from tooltape.cassettes import load_cassette
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["pytester"]
 
 LIVE = """

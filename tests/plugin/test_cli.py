@@ -18,6 +18,8 @@ from tooltape.cassettes import bundled_scenarios, get_scenario, load_cassette
 from tooltape.fake_providers import dialect_names, get_dialect
 from tooltape.harness import reference_merge
 
+pytestmark = pytest.mark.slow
+
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
 
 

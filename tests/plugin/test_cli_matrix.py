@@ -25,6 +25,8 @@ from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers import dialect_names, get_dialect
 from tooltape.harness import reference_merge
 
+pytestmark = pytest.mark.slow
+
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
 
 

@@ -19,6 +19,8 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 
 from tooltape.cassettes import get_scenario
 
+pytestmark = pytest.mark.slow
+
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
 PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 

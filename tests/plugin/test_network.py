@@ -13,6 +13,8 @@ import pytest
 from tooltape.plugin import NetworkBlocked
 from tooltape.plugin._network import block_network, is_local
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["pytester"]
 
 TEST_NET = "192.0.2.1"  # TEST-NET-1: never routed, so nothing leaves even if a guard failed

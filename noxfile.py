@@ -1,0 +1,58 @@
+"""Test environments: the newest releases, the oldest pyproject allows, and langchain-tests.
+
+    nox -s tests                     # pip install .[test], then pytest (args after -- to pytest)
+    nox -s oldest -- -m "not slow"   # every dependency at its pyproject lower bound
+    nox -s standard                  # langchain-tests' standard chat-model suite (args: pytest's)
+
+Each session installs the project (not the working tree) into its own environment
+under ``.nox/``, so the tests import the installed ``tooltape`` as users do.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.sessions = ["tests"]
+
+STANDARD_TESTS = ("tests/fake_providers/test_chat_model_standard.py",)
+"""The modules that need langchain-tests (``grep -rl langchain_tests tests``)."""
+
+
+def show_versions(session: nox.Session) -> None:
+    """Log the installed version of every distribution, for the CI log."""
+    session.run(
+        "python",
+        "-c",
+        "from importlib.metadata import distributions as d; "
+        "print(*sorted(f'{x.name}=={x.version}' for x in d()))",
+    )
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The suite on the newest releases pyproject allows."""
+    session.install(".[test]")
+    show_versions(session)
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(venv_backend="uv")
+def oldest(session: nox.Session) -> None:
+    """The suite on the oldest versions pyproject allows.
+
+    uv's ``lowest-direct`` resolution takes every declared dependency at the lowest
+    version that installs beside the others (a bound another dependency lifts is
+    lifted: anthropic 2 needs pydantic 2.12.5), and the newest of the rest.
+    """
+    session.install("--resolution", "lowest-direct", ".[test]")
+    show_versions(session)
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def standard(session: nox.Session) -> None:
+    """langchain-tests' standard suite, in an environment where its pins may downgrade."""
+    session.install(".[standard-tests]")
+    show_versions(session)
+    session.run("python", "-m", "pytest", *STANDARD_TESTS, *session.posargs)
