@@ -65,7 +65,7 @@ _ARTICLES = {
 }
 _CHAT_FIELDS: dict[str, tuple[type, ...]] = {
     "messages": (list,),
-    "model": (str,),
+    "model": (str, type(None)),  # Azure deployments send null: the model is in the URL
     "stream": (bool,),
     "tools": (list,),
 }

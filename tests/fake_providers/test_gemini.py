@@ -271,7 +271,7 @@ def renders(scenario: Any) -> Wire | None:
 def test_bundled_scenario_streams_through_chat_google(scenario):
     wire = renders(scenario)
     if wire is None:
-        with pytest.raises(TooltapeUsageError, match=r"dialect gemini"):
+        with pytest.raises(TooltapeUsageError, match=r"dialect gemini|gemini renders only"):
             DIALECT.render(scenario.plan, scenario.quirks, seed=scenario.seed)
         return
     chunks, error = stream_chat(wire, scenario.plan)
@@ -304,6 +304,8 @@ def test_which_bundled_scenarios_gemini_can_say():
             "non_object_args",
             "cumulative_args",
             "concatenated_args",
+            "early_finish_reason",
+            "finish_then_stop",
         ]
     )
 

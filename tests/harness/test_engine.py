@@ -254,7 +254,7 @@ def test_duplicate_ids_hazard():
 @pytest.mark.parametrize(
     ("quirks", "message"),
     [
-        (["nope"], "unknown quirk kind 'nope'; known kinds: .*ascii_escapes"),
+        (["nope"], "unknown quirk kind 'nope'; known quirk kinds: .*ascii_escapes"),
         (["whole_call", "whole_args"], "all decide how arguments are cut"),
         (["missing_id", "missing_id"], "repeated: missing_id"),
         ([{"kind": "non_object_args", "call": 5}], "names call 5, but the plan has 2 call"),
