@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.utils._merge import merge_lists
 
-__all__ = ["chunk_rows", "lane_count", "merge_by_lane", "plain_chunks", "validity"]
+__all__ = ["lane_count", "merge_by_lane", "plain_chunks", "validity"]
 
 _KEYS = ("name", "args", "id", "index")
 
@@ -57,19 +57,6 @@ def plain_chunks(delta: Any) -> list[ToolCallChunk] | None:
             {"name": name, "args": args, "id": call_id, "index": index, "type": "tool_call_chunk"}
         )
     return chunks
-
-
-def chunk_rows(deltas: Any) -> list[list[ToolCallChunk]] | None:
-    """Every delta's validated chunks, when each delta is plain (see :func:`plain_chunks`)."""
-    if not isinstance(deltas, list):
-        return None
-    rows = []
-    for delta in deltas:
-        row = plain_chunks(delta)
-        if row is None:
-            return None
-        rows.append(row)
-    return rows
 
 
 def lane_count(rows: Sequence[Sequence[ToolCallChunk]]) -> int:

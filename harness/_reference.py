@@ -42,7 +42,6 @@ __all__ = [
     "merge_result_from_message",
     "pairwise_merge",
     "reference_merge",
-    "stored_as_is",
     "to_message_chunks",
 ]
 
@@ -70,20 +69,19 @@ def _chunk(value: Any, message: int, position: int) -> ToolCallChunk:
     )
 
 
-TEXT_TYPES = (str, type(None))
-"""The types langchain-core stores a chunk's ``name``, ``args`` and ``id`` as."""
+_TEXT = (str, type(None))
 _INDEX = (int, type(None))
 
 
-def stored_as_is(value: Any) -> bool:
+def _stored_as_is(value: Any) -> bool:
     """Whether langchain-core's validation would store this chunk dict unchanged."""
     return (
         type(value) is dict
         and value.keys() == _CHUNK_KEYS
         and value["type"] == "tool_call_chunk"
-        and type(value["name"]) in TEXT_TYPES
-        and type(value["args"]) in TEXT_TYPES
-        and type(value["id"]) in TEXT_TYPES
+        and type(value["name"]) in _TEXT
+        and type(value["args"]) in _TEXT
+        and type(value["id"]) in _TEXT
         and type(value["index"]) in _INDEX
     )
 
@@ -108,9 +106,9 @@ _EMPTY_FIELDS = dict(_EMPTY_STATE["__dict__"])
 
 def _unvalidated(delta: list[Any], n: int) -> AIMessageChunk:
     for value in delta:
-        if not stored_as_is(value):
+        if not _stored_as_is(value):
             chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
-            if not all(stored_as_is(chunk) for chunk in chunks):
+            if not all(_stored_as_is(chunk) for chunk in chunks):
                 return _validated(chunks, n)  # langchain-core coerces or rejects them
             delta = chunks
             break
