@@ -27,7 +27,8 @@ _INCOMPLETE = "ASGI callable returned without completing response."
 """What uvicorn logs when an app drops a response on purpose (a cut wire)."""
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (``localhost`` or a loopback address)."""
     if host == "localhost":
         return True
     try:
@@ -101,7 +102,7 @@ def serve_in_thread(
     """
     import uvicorn
 
-    if not allow_non_loopback and not _is_loopback(host):
+    if not allow_non_loopback and not is_loopback(host):
         raise TooltapeUsageError(
             f"refusing to serve fake providers on {host!r}: it is not a loopback address; "
             "use 127.0.0.1 or ::1, or pass allow_non_loopback=True to expose them"

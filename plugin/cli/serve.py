@@ -17,7 +17,6 @@ its 413; malformed bodies get the provider's 400. Other clients are unaffected.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import signal
 import threading
@@ -215,15 +214,6 @@ def _client_base(dialect: str, url: str) -> str:
     return url + "/v1" if base.startswith("openai") else url
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _run(
     app: Any,
     where: tuple[str, int, bool],
@@ -232,6 +222,7 @@ def _run(
     banner: Callable[[str], list[str]],
 ) -> None:
     from tooltape.fake_providers import serve_in_thread
+    from tooltape.fake_providers._server import is_loopback
 
     host, port, allow = where
 
@@ -243,7 +234,7 @@ def _run(
         click.echo(f"tooltape serve: listening on {url}")
         for line in banner(url):
             click.echo(line)
-        if not _is_loopback(host):
+        if not is_loopback(host):
             _log(f"WARNING: serving on non-loopback {host}: anyone who reaches it gets answers")
         try:
             while not watch.done.wait(0.1):
@@ -343,6 +334,7 @@ def serve(
       tooltape serve --cassette weather.yaml --once
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.fake_providers import FakeProviderApp, ServerLimits, get_dialect
+    from tooltape.fake_providers._server import is_loopback
 
     limits = ServerLimits(
         header_timeout=header_timeout,
@@ -353,7 +345,7 @@ def serve(
     )
     if sum(x is not None for x in (scenario, cassette, script)) > 1:
         raise TooltapeUsageError("give one of --scenario, --script or --cassette")
-    if not allow_non_loopback and not _is_loopback(host):
+    if not allow_non_loopback and not is_loopback(host):
         raise TooltapeUsageError(
             f"refusing to serve on {host!r}: it is not a loopback address; use 127.0.0.1 or ::1, "
             "or pass --allow-non-loopback to expose the fake provider"
