@@ -11,38 +11,13 @@ Quirks are named by kind in ``render(..., quirks=[...])``; importing this packag
 registers every dialect's EVENTS quirks and the WIRE (framing) quirks.
 """
 
-from tooltape.fake_providers._anthropic import (
-    AnthropicInputOnBlockStart,
-    AnthropicJsonPadding,
-    AnthropicMessagesDialect,
-    AnthropicNoEmptyPartialJson,
-    AnthropicPingEvents,
-)
 from tooltape.fake_providers._asgi import FakeProviderApp
-from tooltape.fake_providers._bedrock import (
-    BedrockConverseDialect,
-    BedrockNoEmptyToolInput,
-    BedrockNoToolUseType,
-    bedrock_exception_wire,
-)
-from tooltape.fake_providers._bedrock_eventstream import (
-    EVENTSTREAM_MEDIA_TYPE,
-    EventStreamMessage,
-    InvalidEventStream,
-    decode_eventstream,
-    encode_eventstream_message,
-    iter_eventstream,
-)
-from tooltape.fake_providers._bedrock_invoke import BedrockInvokeDialect
-from tooltape.fake_providers._bedrock_validate import bedrock_error_wire
 from tooltape.fake_providers._chat_model import (
     FakeHistoryRejected,
     FakeStreamError,
     FakeToolStreamingModel,
     ScriptedTurn,
 )
-from tooltape.fake_providers._cohere import CohereV2Dialect
-from tooltape.fake_providers._cohere_parse import CohereStreamReading, read_cohere_stream
 from tooltape.fake_providers._dialect import (
     Dialect,
     ProviderEvent,
@@ -68,86 +43,9 @@ from tooltape.fake_providers._framing import (
     WireQuirk,
     apply_wire_quirks,
 )
-from tooltape.fake_providers._gemini import GeminiDialect
-from tooltape.fake_providers._gemini_parse import GeminiStreamReading, read_gemini_stream
-from tooltape.fake_providers._gemini_quirks import (
-    FinishWithLastPart,
-    FinishWithoutParts,
-    GeminiEventQuirk,
-    GeminiModel,
-    LowerFinalPromptCount,
-    NoThoughtSignature,
-    PartialArgs,
-    SignatureOnlyPart,
-)
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
 from tooltape.fake_providers._limits import ServerLimits
-from tooltape.fake_providers._ollama import OllamaDialect, OllamaReemittedCalls
-from tooltape.fake_providers._ollama_parse import OllamaStreamReading, read_ollama_stream
-from tooltape.fake_providers._openai_chat import (
-    ChatStreamReading,
-    FirstCallOnRoleChunk,
-    NoLogprobs,
-    NoObfuscation,
-    NoServiceTier,
-    NoUsageChunk,
-    NullContinuationFields,
-    OpenAIChatDialect,
-    ReasoningDeltas,
-    TypeOnEveryChunk,
-    read_chat_stream,
-)
-from tooltape.fake_providers._openai_responses import OpenAIResponsesDialect
-from tooltape.fake_providers._openai_responses_quirks import (
-    DataOnlyFrames,
-    DoneSentinel,
-    EncryptedReasoning,
-    NoArgumentDeltas,
-    NoSequenceNumber,
-    OpenCallsFirst,
-    ResponseFailed,
-    ResponsesNoObfuscation,
-)
 from tooltape.fake_providers._profile import ProfileDialect
-from tooltape.fake_providers._profiles import (
-    PROFILES,
-    Profile,
-    corpus_claims,
-    profile_base_url,
-    profile_table,
-)
-from tooltape.fake_providers._profiles_call_quirks import (
-    ArgsOnHeader,
-    CallIdFormat,
-    FunctionlessEntry,
-    IdInFunction,
-    NoCallType,
-    ThoughtSignatures,
-)
-from tooltape.fake_providers._profiles_quirks import (
-    ContentWithToolCalls,
-    DuplicateFinish,
-    EarlyFinishReason,
-    FinishDeltaFields,
-    FinishOnLastDelta,
-    NoChunkId,
-    NoSystemFingerprint,
-    OneChunkTurn,
-    RoleOnEveryDelta,
-    SortedKeys,
-    StopAfterToolCalls,
-    UsageChunkChoice,
-    UsagePlacement,
-)
-from tooltape.fake_providers._profiles_server_quirks import (
-    AzureAnnotationFrames,
-    AzureContentFilter,
-    GroqToolUseFailed,
-    OpenRouterFields,
-    ReasoningChannel,
-    WriterChunks,
-    XGroq,
-)
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, Turn, json_wire
 from tooltape.fake_providers._respx import add_respx_routes, patch_httpx
 from tooltape.fake_providers._server import serve_in_thread
@@ -170,6 +68,108 @@ from tooltape.fake_providers._sse_quirks import (
     SseFields,
 )
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.dialects.anthropic._dialect import (
+    AnthropicInputOnBlockStart,
+    AnthropicJsonPadding,
+    AnthropicMessagesDialect,
+    AnthropicNoEmptyPartialJson,
+    AnthropicPingEvents,
+)
+from tooltape.fake_providers.dialects.bedrock._converse import (
+    BedrockConverseDialect,
+    BedrockNoEmptyToolInput,
+    BedrockNoToolUseType,
+    bedrock_exception_wire,
+)
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
+    EVENTSTREAM_MEDIA_TYPE,
+    EventStreamMessage,
+    InvalidEventStream,
+    decode_eventstream,
+    encode_eventstream_message,
+    iter_eventstream,
+)
+from tooltape.fake_providers.dialects.bedrock._invoke import BedrockInvokeDialect
+from tooltape.fake_providers.dialects.bedrock._validate import bedrock_error_wire
+from tooltape.fake_providers.dialects.cohere._dialect import CohereV2Dialect
+from tooltape.fake_providers.dialects.cohere._parse import CohereStreamReading, read_cohere_stream
+from tooltape.fake_providers.dialects.gemini._dialect import GeminiDialect
+from tooltape.fake_providers.dialects.gemini._parse import GeminiStreamReading, read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._quirks import (
+    FinishWithLastPart,
+    FinishWithoutParts,
+    GeminiEventQuirk,
+    GeminiModel,
+    LowerFinalPromptCount,
+    NoThoughtSignature,
+    PartialArgs,
+    SignatureOnlyPart,
+)
+from tooltape.fake_providers.dialects.ollama._dialect import OllamaDialect, OllamaReemittedCalls
+from tooltape.fake_providers.dialects.ollama._parse import OllamaStreamReading, read_ollama_stream
+from tooltape.fake_providers.dialects.openai_chat._dialect import (
+    ChatStreamReading,
+    FirstCallOnRoleChunk,
+    NoLogprobs,
+    NoObfuscation,
+    NoServiceTier,
+    NoUsageChunk,
+    NullContinuationFields,
+    OpenAIChatDialect,
+    ReasoningDeltas,
+    TypeOnEveryChunk,
+    read_chat_stream,
+)
+from tooltape.fake_providers.dialects.openai_compatible._call_quirks import (
+    ArgsOnHeader,
+    CallIdFormat,
+    FunctionlessEntry,
+    IdInFunction,
+    NoCallType,
+    ThoughtSignatures,
+)
+from tooltape.fake_providers.dialects.openai_compatible._profiles import (
+    PROFILES,
+    Profile,
+    corpus_claims,
+    profile_base_url,
+    profile_table,
+)
+from tooltape.fake_providers.dialects.openai_compatible._quirks import (
+    ContentWithToolCalls,
+    DuplicateFinish,
+    EarlyFinishReason,
+    FinishDeltaFields,
+    FinishOnLastDelta,
+    NoChunkId,
+    NoSystemFingerprint,
+    OneChunkTurn,
+    RoleOnEveryDelta,
+    SortedKeys,
+    StopAfterToolCalls,
+    UsageChunkChoice,
+    UsagePlacement,
+)
+from tooltape.fake_providers.dialects.openai_compatible._server_quirks import (
+    AzureAnnotationFrames,
+    AzureContentFilter,
+    GroqToolUseFailed,
+    OpenRouterFields,
+    ReasoningChannel,
+    WriterChunks,
+    XGroq,
+)
+from tooltape.fake_providers.dialects.openai_responses._dialect import OpenAIResponsesDialect
+from tooltape.fake_providers.dialects.openai_responses._quirks import (
+    DataOnlyFrames,
+    DoneSentinel,
+    EncryptedReasoning,
+    NoArgumentDeltas,
+    NoSequenceNumber,
+    OpenCallsFirst,
+    ResponseFailed,
+    ResponsesNoObfuscation,
+)
 
 __all__ = [
     "AbortedWire",

@@ -89,7 +89,7 @@ class Dialect(ABC):
         Servers call it before a body is whole; every built-in dialect answers in
         its provider's error shape. The default is OpenAI's shape.
         """
-        from tooltape.fake_providers._openai_chat_validate import openai_body_error
+        from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 
         return openai_body_error(problem)
 
@@ -185,13 +185,13 @@ def _load_builtin_dialects() -> None:
 
 
 _BUILTIN_MODULES: tuple[str, ...] = (
-    "tooltape.fake_providers._openai_chat",
-    "tooltape.fake_providers._openai_responses",
-    "tooltape.fake_providers._anthropic",
-    "tooltape.fake_providers._gemini",
-    "tooltape.fake_providers._ollama",
-    "tooltape.fake_providers._cohere",
-    "tooltape.fake_providers._bedrock",
-    "tooltape.fake_providers._profiles",
+    "tooltape.fake_providers.dialects.openai_chat._dialect",
+    "tooltape.fake_providers.dialects.openai_responses._dialect",
+    "tooltape.fake_providers.dialects.anthropic._dialect",
+    "tooltape.fake_providers.dialects.gemini._dialect",
+    "tooltape.fake_providers.dialects.ollama._dialect",
+    "tooltape.fake_providers.dialects.cohere._dialect",
+    "tooltape.fake_providers.dialects.bedrock._converse",
+    "tooltape.fake_providers.dialects.openai_compatible._profiles",
 )
 """Modules that define the bundled dialects; importing one registers its dialect."""

@@ -92,7 +92,7 @@ def _asks_for_stream(request: ProviderRequest) -> bool:
 
 
 def _default_base_url(dialect_name: str) -> str | None:
-    from tooltape.fake_providers._profiles import PROFILES
+    from tooltape.fake_providers.dialects.openai_compatible._profiles import PROFILES
 
     for profile in PROFILES:  # a profile lives where its server does (vLLM on :8000 ...)
         if profile.name == dialect_name:

@@ -139,7 +139,7 @@ def _open(data: Any) -> tuple[Any, Any]:
 
 def deep_eventstream_body(depth: int = 100_000) -> bytes:
     """A Bedrock Converse stream plus one event whose JSON payload nests ``depth`` deep."""
-    from tooltape.fake_providers._bedrock_eventstream import encode_eventstream_message
+    from tooltape.fake_providers.dialects.bedrock._eventstream import encode_eventstream_message
 
     headers = [
         (":event-type", "contentBlockDelta"),

@@ -24,7 +24,7 @@ from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, decode_sse
-from tooltape.fake_providers._anthropic import AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
 from tooltape.harness import Plan, PlannedCall, Stage, parse_quirk, reference_merge
 from tooltape.harness._quirks import _REGISTRY
 

@@ -18,7 +18,7 @@ from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import decode_sse
-from tooltape.fake_providers._anthropic import AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
 from tooltape.harness import Plan, reference_merge
 
 DIALECT = AnthropicMessagesDialect()

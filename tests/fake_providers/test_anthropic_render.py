@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 
 from tooltape.fake_providers import Wire, decode_sse, dialect_names
-from tooltape.fake_providers._anthropic import _EVENT_QUIRKS, AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.anthropic._dialect import (
+    _EVENT_QUIRKS,
+    AnthropicMessagesDialect,
+)
 from tooltape.harness import (
     Plan,
     PlannedCall,

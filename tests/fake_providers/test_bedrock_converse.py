@@ -25,13 +25,13 @@ from langchain_core.messages import AIMessageChunk
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, Wire, get_dialect
-from tooltape.fake_providers._bedrock import BedrockConverseDialect
-from tooltape.fake_providers._bedrock_eventstream import (
+from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers.dialects.bedrock._converse import BedrockConverseDialect
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     decode_eventstream,
     encode_eventstream_message,
 )
-from tooltape.fake_providers._server import serve_in_thread
 from tooltape.harness import Plan, PlannedCall, TooltapeUsageError, parse_quirk, reference_merge
 
 DIALECT = BedrockConverseDialect()

@@ -23,10 +23,13 @@ from langchain_aws import ChatBedrock, ChatBedrockConverse
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, Wire
-from tooltape.fake_providers._bedrock import BedrockConverseDialect
-from tooltape.fake_providers._bedrock_eventstream import EVENTSTREAM_MEDIA_TYPE, decode_eventstream
-from tooltape.fake_providers._bedrock_invoke import BedrockInvokeDialect
 from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers.dialects.bedrock._converse import BedrockConverseDialect
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
+    EVENTSTREAM_MEDIA_TYPE,
+    decode_eventstream,
+)
+from tooltape.fake_providers.dialects.bedrock._invoke import BedrockInvokeDialect
 from tooltape.harness import Plan, reference_merge
 
 CONVERSE = BedrockConverseDialect()

@@ -17,14 +17,17 @@ import zlib
 import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 
-from tooltape.fake_providers._bedrock import BedrockConverseDialect, bedrock_exception_wire
-from tooltape.fake_providers._bedrock_eventstream import (
+from tooltape.fake_providers.dialects.bedrock._converse import (
+    BedrockConverseDialect,
+    bedrock_exception_wire,
+)
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     InvalidEventStream,
     decode_eventstream,
     encode_eventstream_message,
 )
-from tooltape.fake_providers._bedrock_invoke import BedrockInvokeDialect
+from tooltape.fake_providers.dialects.bedrock._invoke import BedrockInvokeDialect
 from tooltape.harness import Plan
 
 PLAN = Plan(

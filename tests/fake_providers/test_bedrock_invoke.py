@@ -28,14 +28,14 @@ from langchain_core.messages import AIMessageChunk
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, Wire
-from tooltape.fake_providers._bedrock import STREAM_ERROR
-from tooltape.fake_providers._bedrock_eventstream import (
+from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers.dialects.bedrock._converse import STREAM_ERROR
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     decode_eventstream,
     encode_eventstream_message,
 )
-from tooltape.fake_providers._bedrock_invoke import INVOKE_MODEL, BedrockInvokeDialect
-from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers.dialects.bedrock._invoke import INVOKE_MODEL, BedrockInvokeDialect
 from tooltape.harness import Plan, PlannedCall, TooltapeUsageError, parse_quirk, reference_merge
 
 pytestmark = pytest.mark.slow

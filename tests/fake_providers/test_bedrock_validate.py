@@ -1,6 +1,6 @@
 """Bedrock's request validation: exact texts, Bedrock's error shape, and what clients raise.
 
-The rules and their evidence are in ``fake_providers/_bedrock_validate.py``.
+The rules and their evidence are in ``fake_providers/dialects/bedrock/_validate.py``.
 Served through the real server, botocore turns each answer into a
 ``ClientError`` carrying the message; with Bedrock's ``x-amzn-ErrorType``
 header (``bedrock_error_wire``) it is ``client.exceptions.ValidationException``.
@@ -19,15 +19,18 @@ from langchain_aws import ChatBedrock, ChatBedrockConverse
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, ProviderRequest
-from tooltape.fake_providers._bedrock import BedrockConverseDialect, bedrock_exception_wire
-from tooltape.fake_providers._bedrock_invoke import BedrockInvokeDialect
-from tooltape.fake_providers._bedrock_validate import (
+from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers.dialects.bedrock._converse import (
+    BedrockConverseDialect,
+    bedrock_exception_wire,
+)
+from tooltape.fake_providers.dialects.bedrock._invoke import BedrockInvokeDialect
+from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_error_wire,
     converse_error,
     validate_converse_request,
     validate_invoke_request,
 )
-from tooltape.fake_providers._server import serve_in_thread
 from tooltape.harness import Plan
 
 CONVERSE = BedrockConverseDialect()

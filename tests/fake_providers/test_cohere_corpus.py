@@ -19,8 +19,8 @@ from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import FakeProvider, Wire, decode_sse, patch_httpx
-from tooltape.fake_providers._cohere import CohereV2Dialect
-from tooltape.fake_providers._cohere_parse import read_cohere_stream
+from tooltape.fake_providers.dialects.cohere._dialect import CohereV2Dialect
+from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
 from tooltape.harness import Plan, reference_merge
 
 DIALECT = CohereV2Dialect()

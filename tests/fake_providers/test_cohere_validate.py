@@ -11,8 +11,8 @@ from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from tooltape.fake_providers import FakeProvider, ProviderRequest, patch_httpx
-from tooltape.fake_providers._cohere import CohereV2Dialect
-from tooltape.fake_providers._cohere_validate import MISSING_RESULTS
+from tooltape.fake_providers.dialects.cohere._dialect import CohereV2Dialect
+from tooltape.fake_providers.dialects.cohere._validate import MISSING_RESULTS
 from tooltape.harness import Plan
 
 DIALECT = CohereV2Dialect()

@@ -24,8 +24,8 @@ from langchain_google_genai import ChatGoogleGenerativeAI
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, FakeTransport, Wire
-from tooltape.fake_providers._gemini import GeminiDialect
-from tooltape.fake_providers._gemini_parse import GeminiStreamReading, read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._dialect import GeminiDialect
+from tooltape.fake_providers.dialects.gemini._parse import GeminiStreamReading, read_gemini_stream
 from tooltape.harness import (
     Deltas,
     Plan,

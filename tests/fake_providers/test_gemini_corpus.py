@@ -24,8 +24,8 @@ from langchain_core.messages import AIMessageChunk
 from langchain_google_genai import ChatGoogleGenerativeAI
 
 from tooltape.fake_providers import decode_sse
-from tooltape.fake_providers._gemini import GeminiDialect
-from tooltape.fake_providers._gemini_parse import read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._dialect import GeminiDialect
+from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
 from tooltape.harness import Plan, reference_merge
 
 DIALECT = GeminiDialect()

@@ -1,7 +1,7 @@
 """parse() on hand-written Gemini bodies, pinned against the real ChatGoogleGenerativeAI.
 
 Each body probes one rule of google-genai's stream reader or of the adapter's
-conversion (see ``tooltape.fake_providers._gemini_parse``); the adapter's
+conversion (see ``tooltape.fake_providers.dialects.gemini._parse``); the adapter's
 messages must equal parse's, with generated uuids matched to the stand-ins, and
 both must fail, or not, together.
 """
@@ -18,7 +18,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk
 from langchain_google_genai import ChatGoogleGenerativeAI
 
-from tooltape.fake_providers._gemini_parse import generated_id, read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._parse import generated_id, read_gemini_stream
 from tooltape.harness import reference_merge
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tooltape.fake_providers import FakeProvider, decode_sse, dialect_names, get_dialect
-from tooltape.fake_providers._gemini import MODEL, GeminiDialect
+from tooltape.fake_providers.dialects.gemini._dialect import MODEL, GeminiDialect
 from tooltape.harness import Plan, PlannedCall, TooltapeUsageError, parse_quirk
 
 DIALECT = GeminiDialect()

@@ -26,7 +26,7 @@ from tooltape.fake_providers import (
     patch_httpx2,
     serve_in_thread,
 )
-from tooltape.fake_providers._gemini import GeminiDialect
+from tooltape.fake_providers.dialects.gemini._dialect import GeminiDialect
 from tooltape.harness import Plan, PlannedCall
 
 DIALECT = GeminiDialect()

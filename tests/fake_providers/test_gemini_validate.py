@@ -21,8 +21,8 @@ from langchain_google_genai import ChatGoogleGenerativeAI
 from langchain_google_genai.chat_models import GoogleInvalidRequestError
 
 from tooltape.fake_providers import FakeProvider, FakeTransport, ProviderRequest
-from tooltape.fake_providers._gemini import GeminiDialect
-from tooltape.fake_providers._gemini_validate import (
+from tooltape.fake_providers.dialects.gemini._dialect import GeminiDialect
+from tooltape.fake_providers.dialects.gemini._validate import (
     CALL_TURN_ORDER,
     RESPONSE_COUNT,
     RESPONSE_TURN_ORDER,

@@ -24,8 +24,8 @@ from langchain_ollama import ChatOllama
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, Wire, patch_httpx, serve_in_thread
-from tooltape.fake_providers._ollama import OllamaDialect
-from tooltape.fake_providers._ollama_parse import read_ollama_stream
+from tooltape.fake_providers.dialects.ollama._dialect import OllamaDialect
+from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
 from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
 
 pytestmark = pytest.mark.slow

@@ -16,8 +16,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_ollama import ChatOllama
 
 from tooltape.fake_providers import FakeProvider, ProviderRequest, patch_httpx
-from tooltape.fake_providers._ollama import OllamaDialect
-from tooltape.fake_providers._ollama_validate import NOT_STREAMING
+from tooltape.fake_providers.dialects.ollama._dialect import OllamaDialect
+from tooltape.fake_providers.dialects.ollama._validate import NOT_STREAMING
 from tooltape.harness import Plan
 
 DIALECT = OllamaDialect()

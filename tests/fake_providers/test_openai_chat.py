@@ -23,7 +23,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from pydantic import SecretStr
 
 from tooltape.fake_providers import ProviderRequest, Wire, get_dialect
-from tooltape.fake_providers._openai_chat import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat._dialect import read_chat_stream
 from tooltape.harness import (
     Fragment,
     Plan,

@@ -9,8 +9,11 @@ from typing import Any, ClassVar
 import pytest
 
 from tooltape.fake_providers import ProviderRequest, decode_sse, dialect_names, get_dialect
-from tooltape.fake_providers._openai_responses import SERVER_ERROR, OpenAIResponsesDialect
-from tooltape.fake_providers._openai_responses_quirks import NOT_EXPRESSIBLE
+from tooltape.fake_providers.dialects.openai_responses._dialect import (
+    SERVER_ERROR,
+    OpenAIResponsesDialect,
+)
+from tooltape.fake_providers.dialects.openai_responses._quirks import NOT_EXPRESSIBLE
 from tooltape.harness import Plan, PlannedCall, Quirk, Stage, TooltapeUsageError, stream_plan
 
 DIALECT = get_dialect("openai_responses")

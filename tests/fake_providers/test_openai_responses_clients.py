@@ -19,7 +19,7 @@ from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_openai import ChatOpenAI
 
 from tooltape.fake_providers import ProviderRequest, Wire, decode_sse, get_dialect
-from tooltape.fake_providers._openai_responses import SERVER_ERROR
+from tooltape.fake_providers.dialects.openai_responses._dialect import SERVER_ERROR
 from tooltape.harness import Plan, PlannedCall, parse_quirk, reference_merge, stream_plan
 
 DIALECT = get_dialect("openai_responses")

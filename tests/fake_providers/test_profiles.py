@@ -25,7 +25,7 @@ from pydantic import SecretStr
 
 from tooltape.cassettes import get_scenario
 from tooltape.fake_providers import FakeProvider, dialect_names, get_dialect, patch_httpx2
-from tooltape.fake_providers._profiles import (
+from tooltape.fake_providers.dialects.openai_compatible._profiles import (
     profile_base_url,
     profile_table,
 )

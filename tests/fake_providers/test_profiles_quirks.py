@@ -20,20 +20,18 @@ from pydantic import SecretStr
 
 from tooltape.fake_providers import (
     ProfileDialect,
-    _profiles_call_quirks,
-    _profiles_quirks,
-    _profiles_server_quirks,
     dialect_names,
     get_dialect,
 )
-from tooltape.fake_providers._openai_chat import ChatEventQuirk, read_chat_stream
-from tooltape.fake_providers._profiles import (
+from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk, read_chat_stream
+from tooltape.fake_providers.dialects.openai_compatible import _call_quirks, _quirks, _server_quirks
+from tooltape.fake_providers.dialects.openai_compatible._call_quirks import CallIdFormat
+from tooltape.fake_providers.dialects.openai_compatible._profiles import (
     PROFILES,
     corpus_claims,
     profile_base_url,
     profile_table,
 )
-from tooltape.fake_providers._profiles_call_quirks import CallIdFormat
 from tooltape.harness import Plan, PlannedCall, TooltapeUsageError, parse_quirk, quirk_kinds
 
 pytestmark = [
@@ -41,7 +39,7 @@ pytestmark = [
 ]
 
 CHAT = get_dialect("openai_chat")
-QUIRK_MODULES = (_profiles_quirks, _profiles_server_quirks, _profiles_call_quirks)
+QUIRK_MODULES = (_quirks, _server_quirks, _call_quirks)
 PLAN = Plan(
     reasoning="Two lookups.",
     text_before="Checking.",

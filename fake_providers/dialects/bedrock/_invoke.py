@@ -4,7 +4,7 @@ InvokeModelWithResponseStream passes the model's own stream through, one
 event-stream message per event: ``:event-type`` ``chunk``, payload ``{"bytes":
 <base64 of the event JSON>, "p": <padding>}``. For Claude the wrapped events
 are Anthropic Messages stream events, rendered here by
-:class:`~tooltape.fake_providers._anthropic.AnthropicMessagesDialect` and then
+:class:`~tooltape.fake_providers.dialects.anthropic._dialect.AnthropicMessagesDialect` and then
 reshaped to what Bedrock relays (``../shared/corpus/bedrock``, the
 ``bedrock_invoke_stream`` records):
 
@@ -32,19 +32,22 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any, ClassVar
 
-from tooltape.fake_providers._anthropic import AnthropicMessagesDialect
-from tooltape.fake_providers._bedrock import (
+from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.bedrock._converse import (
     INPUT_TOKENS,
     STREAM_ERROR,
     BedrockDialect,
     check_expressible,
     padding,
 )
-from tooltape.fake_providers._bedrock_parse import parse_invoke
-from tooltape.fake_providers._bedrock_validate import bedrock_body_error, validate_invoke_request
-from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.bedrock._parse import parse_invoke
+from tooltape.fake_providers.dialects.bedrock._validate import (
+    bedrock_body_error,
+    validate_invoke_request,
+)
 from tooltape.harness import Deltas, PlannedStream, Quirk
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
@@ -146,7 +149,7 @@ class BedrockInvokeDialect(BedrockDialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Claude's 400 for an Anthropic history with broken tool pairing, else ``None``.
 
-        See :mod:`tooltape.fake_providers._bedrock_validate` for the texts.
+        See :mod:`tooltape.fake_providers.dialects.bedrock._validate` for the texts.
         """
         return validate_invoke_request(request)
 

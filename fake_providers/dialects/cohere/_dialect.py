@@ -29,7 +29,7 @@ no ``message-end``, no ``[DONE]``); ``error`` cuts there too, then sends
 ``message-end`` with ``finish_reason: "ERROR"`` and the ``error`` text the SDK's
 ``ChatMessageEndEventDelta`` declares (no recording shows it), then ``[DONE]``.
 
-Parsing is :func:`~tooltape.fake_providers._cohere_parse.read_cohere_stream`:
+Parsing is :func:`~tooltape.fake_providers.dialects.cohere._parse.read_cohere_stream`:
 ``parse`` gives what ``ChatCohere.stream()`` yields; ``ChatCohere.astream()``
 differs (``mode="astream"``).
 """
@@ -43,11 +43,14 @@ from random import Random
 from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._cohere_parse import read_cohere_stream
-from tooltape.fake_providers._cohere_validate import cohere_body_error, validate_cohere_request
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
+from tooltape.fake_providers.dialects.cohere._validate import (
+    cohere_body_error,
+    validate_cohere_request,
+)
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, TooltapeUsageError
 
 __all__ = ["CohereV2Dialect"]

@@ -31,7 +31,10 @@ from typing import Any
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.fake_providers._bedrock_eventstream import InvalidEventStream, iter_eventstream
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
+    InvalidEventStream,
+    iter_eventstream,
+)
 from tooltape.harness import Deltas
 
 __all__ = ["parse_converse", "parse_invoke"]

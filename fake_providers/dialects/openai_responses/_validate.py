@@ -21,7 +21,7 @@ accepted as answering those stored calls; calls that *are* in ``input`` still
 need their outputs. Requests without a list ``input`` (a plain string) have
 nothing to pair and pass; a body the API cannot bind (broken JSON, ``input``
 that is neither a string nor a list) gets OpenAI's own 400
-(:func:`~tooltape.fake_providers._openai_chat_validate.openai_body_error`).
+(:func:`~tooltape.fake_providers.dialects.openai_chat._validate.openai_body_error`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 from tooltape.fake_providers._body import field_problem, read_json
-from tooltape.fake_providers._openai_chat_validate import openai_body_error
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 
 __all__ = ["validate_responses_request"]
 

@@ -5,8 +5,8 @@ rewrites the finished chunks in :meth:`rewrite_events`; the dialect applies them
 lowest ``priority`` first, after the chunks are built. They only touch what
 QUIRKS.md and the corpus recordings show a server sending differently from
 OpenAI in ways several servers share; the quirks of one server live in
-:mod:`~tooltape.fake_providers._profiles_server_quirks` and the tool-call entry
-rewrites in :mod:`~tooltape.fake_providers._profiles_call_quirks`.
+:mod:`~tooltape.fake_providers.dialects.openai_compatible._server_quirks` and the tool-call entry
+rewrites in :mod:`~tooltape.fake_providers.dialects.openai_compatible._call_quirks`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import copy
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._openai_chat import ChatEventQuirk
-from tooltape.fake_providers._profiles_events import (
+from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
+from tooltape.fake_providers.dialects.openai_compatible._events import (
     choice_of,
     chunk_at,
     chunk_positions,

@@ -18,7 +18,7 @@ its last fragment. So ``interleave_calls`` interleaves deltas of different
 ``output_index`` (RS2), ``missing_id`` drops ``call_id`` from the items and
 ``cumulative_args`` repeats prefixes in the deltas while ``.done`` keeps the
 text a client should end with. Quirks this wire cannot express are refused
-(:mod:`tooltape.fake_providers._openai_responses_quirks`).
+(:mod:`tooltape.fake_providers.dialects.openai_responses._quirks`).
 
 Finishes: ``tool_calls`` and ``stop`` end with ``response.completed``;
 ``length`` and ``content_filter`` with ``response.incomplete`` (a call cut by
@@ -38,10 +38,10 @@ from random import Random
 from typing import Any
 
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._openai_responses_parse import parse_responses_body
-from tooltape.fake_providers._openai_responses_quirks import DIALECT, check_quirks
-from tooltape.fake_providers._openai_responses_validate import validate_responses_request
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
+from tooltape.fake_providers.dialects.openai_responses._quirks import DIALECT, check_quirks
+from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
 from tooltape.harness import PlannedStream, Quirk
 from tooltape.harness._fragments import Fragment
 

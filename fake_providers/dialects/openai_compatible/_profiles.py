@@ -6,9 +6,9 @@ dialect with a fixed bundle of quirks, registered at import with
 renders, parses and validates like ``openai_chat`` with those quirks applied
 before the caller's. Every profile cites the QUIRKS.md entries (and corpus
 recordings) it reproduces. Tool-chunk quirks shape what a merger sees; the
-EVENTS quirks of :mod:`~tooltape.fake_providers._profiles_quirks`,
-:mod:`~tooltape.fake_providers._profiles_server_quirks` and
-:mod:`~tooltape.fake_providers._profiles_call_quirks` reshape the chunks the
+EVENTS quirks of :mod:`~tooltape.fake_providers.dialects.openai_compatible._quirks`,
+:mod:`~tooltape.fake_providers.dialects.openai_compatible._server_quirks` and
+:mod:`~tooltape.fake_providers.dialects.openai_compatible._call_quirks` reshape the chunks the
 way the server does. A caller's quirk of the same kind replaces the profile's
 (EVENTS), and a second argument splitter is refused (tool-chunk quirks), so a
 profile cannot render a scenario that contradicts it.
@@ -22,13 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Importing the quirk modules registers their kinds, which the bundles below name.
-from tooltape.fake_providers import (  # noqa: F401
-    _profiles_call_quirks,
-    _profiles_quirks,
-    _profiles_server_quirks,
-)
 from tooltape.fake_providers._dialect import register_profile
+
+# Importing the quirk modules registers their kinds, which the bundles below name.
+from tooltape.fake_providers.dialects.openai_compatible import (  # noqa: F401
+    _call_quirks,
+    _quirks,
+    _server_quirks,
+)
 from tooltape.harness import parse_quirk
 from tooltape.harness._names import unknown_name
 

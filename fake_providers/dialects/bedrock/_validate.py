@@ -35,7 +35,7 @@ below and answers with the first problem (texts: QUIRKS.md §H, Bedrock rows):
 
 Invoke (``/model/{modelId}/invoke-with-response-stream``) with an Anthropic
 Messages body gets Claude's own text unwrapped (the checks of
-:mod:`tooltape.fake_providers._anthropic_validate`):
+:mod:`tooltape.fake_providers.dialects.anthropic._validate`):
 https://github.com/nulib/dc-api-v2/pull/296 quotes ``validationException ...
 InvokeModelWithResponseStream operation: messages.4: Did not find 1
 `tool_result` block(s) ...``. The ``The model returned the following errors:``
@@ -44,7 +44,7 @@ prefix of §H comes from Converse (https://github.com/pydantic/pydantic-ai/issue
 Where the live service sends Claude's errors: inside a 200 stream, as a
 ``validationException`` exception message (botocore's ``EventStreamError``,
 lowercase code), per both reports above. A validation answer here is an HTTP
-400; :func:`tooltape.fake_providers._bedrock.bedrock_exception_wire` renders the
+400; :func:`tooltape.fake_providers.dialects.bedrock._converse.bedrock_exception_wire` renders the
 in-stream form to queue as a turn.
 
 A body Bedrock cannot bind gets :func:`bedrock_body_error`: Converse answers
@@ -62,9 +62,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tooltape.fake_providers._anthropic_validate import ANTHROPIC_FIELDS, anthropic_pairing_error
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.dialects.anthropic._validate import (
+    ANTHROPIC_FIELDS,
+    anthropic_pairing_error,
+)
 
 __all__ = [
     "VALIDATION_ERROR_TYPE",

@@ -1,7 +1,7 @@
 """Reading and editing rendered Chat Completions chunks, for the server-profile quirks.
 
-The profile quirks (:mod:`~tooltape.fake_providers._profiles_quirks`,
-:mod:`~tooltape.fake_providers._profiles_call_quirks`) rewrite the events the
+The profile quirks (:mod:`~tooltape.fake_providers.dialects.openai_compatible._quirks`,
+:mod:`~tooltape.fake_providers.dialects.openai_compatible._call_quirks`) rewrite the events the
 ``openai_chat`` dialect renders: its chunks are fresh dicts on every render, so
 a rewrite edits them in place and returns the (possibly reshaped) list. These
 helpers name the parts of a chunk the rewrites talk about.

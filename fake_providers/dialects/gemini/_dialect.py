@@ -27,7 +27,7 @@ frame: parallel calls in one frame, as Gemini 2.x sends them). Finish ``eof``
 stops after the last call frame; ``error`` then sends ``{"error": {"code": 503,
 "message", "status": "UNAVAILABLE"}}``, which google-genai raises as ``ServerError``.
 
-EVENTS quirks, in :mod:`tooltape.fake_providers._gemini_quirks`: :class:`GeminiModel`
+EVENTS quirks, in :mod:`tooltape.fake_providers.dialects.gemini._quirks`: :class:`GeminiModel`
 (another ``modelVersion``: Gemini 2.x content stays a string, so text no longer
 shifts the adapter's call indexes), :class:`FinishWithLastPart` and
 :class:`FinishWithoutParts` (G2), :class:`NoThoughtSignature` and
@@ -52,8 +52,9 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._gemini_parse import read_gemini_stream
-from tooltape.fake_providers._gemini_quirks import (
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._quirks import (
     GeminiModel,
     LowerFinalPromptCount,
     PartialArgs,
@@ -61,8 +62,10 @@ from tooltape.fake_providers._gemini_quirks import (
     check_expressible,
     partial_parts,
 )
-from tooltape.fake_providers._gemini_validate import gemini_body_error, validate_gemini_request
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.gemini._validate import (
+    gemini_body_error,
+    validate_gemini_request,
+)
 from tooltape.harness import Deltas, Fragment, PlannedStream, Quirk, TooltapeUsageError
 
 __all__ = ["MODEL", "GeminiDialect"]
@@ -299,7 +302,7 @@ class GeminiDialect(Dialect):
         """The tool-call chunks of each message ``ChatGoogleGenerativeAI.stream`` yields.
 
         Ids the adapter generates (calls without one on the wire) are replaced by
-        deterministic stand-ins; :func:`~tooltape.fake_providers._gemini_parse.read_gemini_stream`
+        deterministic stand-ins; :func:`~.read_gemini_stream`
         lists them and says whether, and how, the stream raised.
         """
         return read_gemini_stream(body).deltas

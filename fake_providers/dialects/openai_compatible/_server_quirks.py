@@ -1,7 +1,7 @@
 """EVENTS quirks that only one OpenAI-compatible server shows: Azure, OpenRouter, Groq, Writer.
 
 Like every profile quirk they are ``openai_chat`` EVENTS quirks that rewrite the
-finished chunks (see :mod:`~tooltape.fake_providers._profiles_quirks`).
+finished chunks (see :mod:`~tooltape.fake_providers.dialects.openai_compatible._quirks`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._openai_chat import ChatEventQuirk
-from tooltape.fake_providers._profiles_events import (
+from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
+from tooltape.fake_providers.dialects.openai_compatible._events import (
     choice_of,
     chunk_at,
     chunk_positions,

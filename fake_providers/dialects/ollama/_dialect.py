@@ -29,7 +29,7 @@ Ollama equivalent and is refused; ``eof`` ends after the tool-call lines (no
 ``text_after``, no done line); ``error`` then sends ``{"error": ...}``, which the
 ollama client raises as ``ResponseError``.
 
-Parsing is :func:`~tooltape.fake_providers._ollama_parse.read_ollama_stream`:
+Parsing is :func:`~tooltape.fake_providers.dialects.ollama._parse.read_ollama_stream`:
 ``parse`` gives what ``ChatOllama.stream()`` (and ``.astream()``) yields.
 """
 
@@ -44,9 +44,12 @@ from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._ollama_parse import read_ollama_stream
-from tooltape.fake_providers._ollama_validate import ollama_body_error, validate_ollama_request
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
+from tooltape.fake_providers.dialects.ollama._validate import (
+    ollama_body_error,
+    validate_ollama_request,
+)
 from tooltape.harness import Deltas, PlannedStream, Quirk, Stage, TooltapeUsageError
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]

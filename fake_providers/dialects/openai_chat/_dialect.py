@@ -35,9 +35,9 @@ from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._openai_chat_validate import validate_chat_request
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._lane_merge import plain_chunks

@@ -6,7 +6,7 @@ the ``openai_chat`` wire can carry but the tool-chunk stream cannot describe:
 provider id formats, missing ``type``, an id nested in ``function``, the first
 argument piece riding on the header, and entries with no ``function`` at all.
 Like every profile quirk they run after the dialect built its chunks (see
-:mod:`~tooltape.fake_providers._profiles_quirks`).
+:mod:`~tooltape.fake_providers.dialects.openai_compatible._quirks`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._openai_chat import ChatEventQuirk
-from tooltape.fake_providers._profiles_events import (
+from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
+from tooltape.fake_providers.dialects.openai_compatible._events import (
     chunk_at,
     chunk_positions,
     delta_of,

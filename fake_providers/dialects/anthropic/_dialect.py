@@ -49,15 +49,15 @@ from typing import Any, ClassVar, Literal
 from langchain_core.messages.tool import tool_call_chunk
 from pydantic import Field
 
-from tooltape.fake_providers._anthropic_validate import (
-    anthropic_body_error,
-    validate_anthropic_request,
-)
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._validate import (
+    anthropic_body_error,
+    validate_anthropic_request,
+)
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
 
 __all__ = [
@@ -450,7 +450,7 @@ class AnthropicMessagesDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Anthropic's 400 for a history with broken tool pairing, else ``None``.
 
-        See :mod:`tooltape.fake_providers._anthropic_validate` for the rules and texts.
+        See :mod:`tooltape.fake_providers.dialects.anthropic._validate` for the rules and texts.
         """
         return validate_anthropic_request(request)
 

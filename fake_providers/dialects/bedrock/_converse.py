@@ -1,7 +1,7 @@
 """The ``bedrock_converse`` dialect (``POST /model/{modelId}/converse-stream``) and shared parts.
 
 Bedrock streams AWS binary event-stream messages, not SSE (QUIRKS.md §8, S11;
-framing in :mod:`tooltape.fake_providers._bedrock_eventstream`). Each Converse
+framing in :mod:`tooltape.fake_providers.dialects.bedrock._eventstream`). Each Converse
 event is one message whose ``:event-type`` names it and whose payload is
 compact JSON with sorted keys and a ``p`` field of padding (a prefix of
 ``abc...XYZ0123...`` of random length), as every recording in
@@ -45,16 +45,19 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any, ClassVar, Literal
 
-from tooltape.fake_providers._bedrock_eventstream import (
-    EVENTSTREAM_MEDIA_TYPE,
-    encode_eventstream_message,
-)
-from tooltape.fake_providers._bedrock_parse import parse_converse
-from tooltape.fake_providers._bedrock_validate import bedrock_body_error, validate_converse_request
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.dialects.bedrock._eventstream import (
+    EVENTSTREAM_MEDIA_TYPE,
+    encode_eventstream_message,
+)
+from tooltape.fake_providers.dialects.bedrock._parse import parse_converse
+from tooltape.fake_providers.dialects.bedrock._validate import (
+    bedrock_body_error,
+    validate_converse_request,
+)
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
 
 __all__ = [
@@ -333,7 +336,7 @@ class BedrockConverseDialect(BedrockDialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Bedrock's 400 for a Converse history with broken tool pairing, else ``None``.
 
-        See :mod:`tooltape.fake_providers._bedrock_validate` for the rules and texts.
+        See :mod:`tooltape.fake_providers.dialects.bedrock._validate` for the rules and texts.
         """
         return validate_converse_request(request)
 
@@ -343,4 +346,4 @@ class BedrockConverseDialect(BedrockDialect):
 
 
 # Importing the invoke dialect registers it with this module (the one _dialect loads).
-import tooltape.fake_providers._bedrock_invoke  # noqa: E402, F401
+import tooltape.fake_providers.dialects.bedrock._invoke  # noqa: E402, F401

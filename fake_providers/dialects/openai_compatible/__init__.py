@@ -1,0 +1,1 @@
+"""OpenAI-compatible servers: profiles of ``openai_chat`` (vLLM, Groq, Azure ...)."""
