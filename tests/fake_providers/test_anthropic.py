@@ -20,6 +20,7 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from _adapter_streams import acollect, adapter_messages, collect
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk
 
@@ -128,30 +129,12 @@ def chat(wire: Wire, plan: Plan) -> Any:
     return llm.bind_tools([{"name": n, "description": n, "input_schema": schema} for n in names])
 
 
-def adapter_messages(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
-    """Drop the empty chunk_position="last" chunk langchain-core (not the adapter) appends."""
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        return chunks[:-1]
-    return chunks
+def stream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], BaseException | None]:
+    return collect(lambda: chat(wire, plan).stream("hi"), anthropic.APIError)
 
 
-def stream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
-    try:
-        chunks.extend(chat(wire, plan).stream("hi"))
-    except anthropic.APIError as error:
-        return chunks, error
-    return chunks, None
-
-
-async def astream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
-    try:
-        async for chunk in chat(wire, plan).astream("hi"):
-            chunks.append(chunk)
-    except anthropic.APIError as error:
-        return chunks, error
-    return chunks, None
+async def astream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], BaseException | None]:
+    return await acollect(lambda: chat(wire, plan).astream("hi"), anthropic.APIError)
 
 
 def events(wire: Wire) -> list[tuple[str | None, dict[str, Any]]]:

@@ -13,6 +13,7 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from _adapter_streams import adapter_messages
 from _corpus import corpus_params
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk
@@ -65,9 +66,7 @@ def chat(body: bytes) -> Any:
 
 
 def adapter_deltas(chunks: list[AIMessageChunk]) -> list[list[Any]]:
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        chunks = chunks[:-1]  # langchain-core's own closing chunk, not the adapter's
-    return [chunk.tool_call_chunks for chunk in chunks]
+    return [chunk.tool_call_chunks for chunk in adapter_messages(chunks)]
 
 
 def crashes_on_context_management(body: bytes) -> bool:

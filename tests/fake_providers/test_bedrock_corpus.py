@@ -17,6 +17,7 @@ from typing import Any
 
 import boto3
 import pytest
+from _adapter_streams import adapter_messages
 from _corpus import corpus_params
 from botocore.config import Config
 from langchain_aws import ChatBedrock, ChatBedrockConverse
@@ -85,9 +86,7 @@ def endpoint():
 
 
 def adapter_deltas(chunks: list[AIMessageChunk]) -> list[list[Any]]:
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        chunks = chunks[:-1]  # langchain-core's own closing chunk, not the adapter's
-    return [chunk.tool_call_chunks for chunk in chunks]
+    return [chunk.tool_call_chunks for chunk in adapter_messages(chunks)]
 
 
 def replay(endpoint, dialect, body: bytes, chat_class, model: str) -> list[AIMessageChunk]:

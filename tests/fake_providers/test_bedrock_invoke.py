@@ -21,6 +21,7 @@ import anthropic
 import boto3
 import pytest
 import urllib3
+from _adapter_streams import acollect, adapter_messages, collect
 from botocore.config import Config
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrock
@@ -148,30 +149,12 @@ def serve(endpoint):
     return serve
 
 
-def adapter_messages(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
-    """Drop the empty chunk_position="last" chunk langchain-core (not the adapter) appends."""
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        return chunks[:-1]
-    return chunks
+def stream_chat(chat: Any) -> tuple[list[AIMessageChunk], BaseException | None]:
+    return collect(lambda: chat.stream("hi"), RAISES)
 
 
-def stream_chat(chat: Any) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
-    try:
-        chunks.extend(chat.stream("hi"))
-    except RAISES as error:
-        return chunks, error
-    return chunks, None
-
-
-async def astream_chat(chat: Any) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
-    try:
-        async for chunk in chat.astream("hi"):
-            chunks.append(chunk)
-    except RAISES as error:
-        return chunks, error
-    return chunks, None
+async def astream_chat(chat: Any) -> tuple[list[AIMessageChunk], BaseException | None]:
+    return await acollect(lambda: chat.astream("hi"), RAISES)
 
 
 def inner_events(body: bytes) -> list[dict[str, Any]]:

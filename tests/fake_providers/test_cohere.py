@@ -22,6 +22,7 @@ from typing import Any
 import cohere
 import httpx
 import pytest
+from _adapter_streams import acollect, adapter_messages, collect
 from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
 
@@ -91,40 +92,20 @@ def by_position(items: Any) -> Any:
 # --- serving -----------------------------------------------------------------------------
 
 
-def adapter_messages(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
-    """Drop the empty chunk_position="last" chunk langchain-core (not ChatCohere) appends."""
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        return chunks[:-1]
-    return chunks
+def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
+    with patch_httpx(FakeProvider(DIALECT).stream(wire)):
+        return collect(lambda: ChatCohere(cohere_api_key="k", model="command-r").stream("hi"))
 
 
 def tool_chunks(chunks: list[AIMessageChunk]) -> list[list[Any]]:
     return [list(c.tool_call_chunks) for c in adapter_messages(chunks)]
 
 
-def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
+def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
     with patch_httpx(FakeProvider(DIALECT).stream(wire)):
-        try:
-            chunks.extend(ChatCohere(cohere_api_key="k", model="command-r").stream("hi"))
-        except Exception as error:  # the test inspects what was raised
-            return chunks, error
-    return chunks, None
-
-
-def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
-
-    async def collect() -> None:
-        async for chunk in ChatCohere(cohere_api_key="k", model="command-r").astream("hi"):
-            chunks.append(chunk)
-
-    with patch_httpx(FakeProvider(DIALECT).stream(wire)):
-        try:
-            asyncio.run(collect())
-        except Exception as error:
-            return chunks, error
-    return chunks, None
+        return asyncio.run(
+            acollect(lambda: ChatCohere(cohere_api_key="k", model="command-r").astream("hi"))
+        )
 
 
 def named(error: Exception | None) -> str | None:

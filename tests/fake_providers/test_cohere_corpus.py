@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import pytest
+from _adapter_streams import adapter_messages
 from _corpus import corpus_params
 from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
@@ -48,9 +49,7 @@ def body_of(record: dict[str, Any]) -> bytes:
 
 
 def tool_chunks(chunks: list[AIMessageChunk]) -> list[list[Any]]:
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        chunks = chunks[:-1]
-    return [list(c.tool_call_chunks) for c in chunks]
+    return [list(c.tool_call_chunks) for c in adapter_messages(chunks)]
 
 
 def chat_cohere_chunks(body: bytes, *, asynchronous: bool) -> list[AIMessageChunk]:

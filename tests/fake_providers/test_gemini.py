@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 import pytest
+from _adapter_streams import acollect, adapter_messages, collect
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessageChunk, ToolMessage
 from langchain_google_genai import ChatGoogleGenerativeAI
@@ -113,32 +114,14 @@ def chat(provider: FakeProvider, plan: Plan) -> Any:
     return llm.bind_tools(tools)
 
 
-def stream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], Exception | None]:
+def stream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], BaseException | None]:
     provider = FakeProvider("gemini").stream(wire)
-    chunks: list[AIMessageChunk] = []
-    try:
-        chunks.extend(chat(provider, plan).stream("hi"))
-    except Exception as error:  # the SDK's and the transport's errors, pinned by the caller
-        return chunks, error
-    return chunks, None
+    return collect(lambda: chat(provider, plan).stream("hi"))
 
 
-async def astream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], Exception | None]:
+async def astream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], BaseException | None]:
     provider = FakeProvider("gemini").stream(wire)
-    chunks: list[AIMessageChunk] = []
-    try:
-        async for chunk in chat(provider, plan).astream("hi"):
-            chunks.append(chunk)
-    except Exception as error:
-        return chunks, error
-    return chunks, None
-
-
-def adapter_messages(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
-    """Drop the empty chunk_position="last" chunk langchain-core (not the adapter) appends."""
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].tool_call_chunks:
-        return chunks[:-1]
-    return chunks
+    return await acollect(lambda: chat(provider, plan).astream("hi"))
 
 
 def id_map(chunks: list[AIMessageChunk], reading: GeminiStreamReading) -> dict[str, str]:

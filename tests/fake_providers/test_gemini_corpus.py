@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from _adapter_streams import adapter_messages
 from _corpus import corpus_params
 from langchain_core.messages import AIMessageChunk
 from langchain_google_genai import ChatGoogleGenerativeAI
@@ -63,8 +64,7 @@ def chat(body: bytes, model: str) -> ChatGoogleGenerativeAI:
 
 
 def adapter_deltas(chunks: list[AIMessageChunk], generated: tuple[str, ...], parsed: Any):
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].tool_call_chunks:
-        chunks = chunks[:-1]  # langchain-core's closing chunk, not the adapter's
+    chunks = adapter_messages(chunks)
     out = []
     for message, parsed_message in zip(chunks, parsed, strict=False):
         aligned = []

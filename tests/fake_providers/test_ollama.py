@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import ollama
 import pytest
+from _adapter_streams import acollect, adapter_messages, collect
 from langchain_core.messages import AIMessageChunk
 from langchain_ollama import ChatOllama
 
@@ -87,32 +88,14 @@ def without_ids(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # --- serving -----------------------------------------------------------------------------
 
 
-def adapter_messages(chunks: list[AIMessageChunk]) -> list[AIMessageChunk]:
-    """Drop the empty chunk_position="last" chunk langchain-core (not ChatOllama) appends."""
-    if chunks and chunks[-1].chunk_position == "last" and not chunks[-1].response_metadata:
-        return chunks[:-1]
-    return chunks
-
-
-def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
+def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
     with patch_httpx(FakeProvider(DIALECT, base_url=BASE).stream(wire)):
-        try:
-            chunks.extend(ChatOllama(model=MODEL, base_url=BASE).stream("hi"))
-        except Exception as error:  # the test inspects what the adapter raised
-            return chunks, error
-    return chunks, None
+        return collect(lambda: ChatOllama(model=MODEL, base_url=BASE).stream("hi"))
 
 
-async def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], Exception | None]:
-    chunks: list[AIMessageChunk] = []
+async def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
     with patch_httpx(FakeProvider(DIALECT, base_url=BASE).stream(wire)):
-        try:
-            async for chunk in ChatOllama(model=MODEL, base_url=BASE).astream("hi"):
-                chunks.append(chunk)
-        except Exception as error:
-            return chunks, error
-    return chunks, None
+        return await acollect(lambda: ChatOllama(model=MODEL, base_url=BASE).astream("hi"))
 
 
 def check_against_chat(wire: Wire, plan: Plan, quirks: list[Any], chunks, error) -> None:
