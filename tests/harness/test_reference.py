@@ -18,8 +18,9 @@ from tooltape.harness import (
     stream_plan,
     to_message_chunks,
 )
-from tooltape.harness._lane_merge import merge_by_lane, plain_chunks, validity
+from tooltape.harness._lane_merge import merge_by_lane, validity
 from tooltape.harness._reference import merge_input
+from tooltape.harness._stored import stored_chunks
 from tooltape.harness.strategies import planned_streams
 
 
@@ -271,7 +272,7 @@ def test_lane_by_lane_merge_equals_one_nary_call(deltas):
     rows = [list(m.tool_call_chunks) for m in messages]
     assert merge_by_lane(rows) == nary.tool_call_chunks
     for delta, message in zip(deltas, messages, strict=True):
-        plain = plain_chunks(delta)
+        plain = stored_chunks(delta)
         assert plain is None or [list(c.items()) for c in plain] == [
             list(c.items()) for c in message.tool_call_chunks
         ]
