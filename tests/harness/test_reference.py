@@ -294,3 +294,24 @@ def test_many_parallel_calls_merge_lane_by_lane_like_the_reference():
     assert result.chunks == merged.tool_call_chunks
     assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(200)]
     assert result.hazards == ()
+
+
+@given(_odd_deltas())
+def test_stored_chunks_are_what_validation_stores(deltas):
+    for delta in deltas:
+        stored = stored_chunks(delta)
+        if stored is not None:
+            message = AIMessageChunk(content="", tool_call_chunks=delta)
+            assert [list(c.items()) for c in stored] == [
+                list(c.items()) for c in message.tool_call_chunks
+            ]
+
+
+def test_lane_path_coerces_odd_chunks_like_validated_messages():
+    # More indexes than one n-ary call takes, some chunks with a string index or no type.
+    deltas = [[_chunk("f", "", f"c{n}", n)] for n in range(40)] + [
+        [{"name": None, "args": f'{{"n": {n}}}', "id": None, "index": str(n)}] for n in range(40)
+    ]
+    result = reference_merge(deltas)
+    assert result.chunks == _validated_merge(deltas).tool_call_chunks
+    assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(40)]
