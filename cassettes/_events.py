@@ -25,7 +25,7 @@ from tooltape.fake_providers import decode_sse
 __all__ = ["BodyEvent", "read_events"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a recording can hold millions
 class BodyEvent:
     """One framed event of a recorded body."""
 
