@@ -25,7 +25,7 @@ from tooltape.fake_providers import decode_sse
 __all__ = ["BodyEvent", "read_events"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a recording can hold millions
 class BodyEvent:
     """One framed event of a recorded body."""
 
@@ -102,6 +102,20 @@ def _ends_with_blank_line(frame: bytes) -> bool:
     return len(lines) > 1 and lines[-1] in (b"\n", b"\r\n", b"\r")
 
 
+def _first_event(text: str) -> tuple[str, str | None] | None:
+    """The data and ``event:`` name of the first event a client dispatches from one frame."""
+    if (
+        text.startswith("data:")
+        and text.endswith("\n\n")
+        and text.count("\n") == 2
+        and "\r" not in text
+    ):  # one data line and the blank line, the common frame: read without the decoder
+        data = text[5:-2]
+        return (data[1:] if data.startswith(" ") else data), None
+    decoded = decode_sse(text, flush_at_eof=True)
+    return (decoded[0].data, decoded[0].event) if decoded else None
+
+
 def _sse(frames: list[bytes], here: _Where) -> list[BodyEvent]:
     events, position = [], 0
     for number, frame in enumerate(frames):
@@ -115,16 +129,17 @@ def _sse(frames: list[bytes], here: _Where) -> list[BodyEvent]:
                 events.append(BodyEvent(number, start, position, "cut", None, False))
                 continue
             raise here.fail(number, f"not UTF-8 text: {_excerpt(frame)}") from None
-        decoded = decode_sse(text, flush_at_eof=True)
+        dispatched = _first_event(text)
         cut = not terminated and here.aborted
-        if not decoded:
+        if dispatched is None:
             kind = "cut" if cut else "comment"
             events.append(BodyEvent(number, start, position, kind, text.strip(), False))
             continue
-        payload, data_ok = decoded[0].data, True
+        payload, event = dispatched
+        data_ok = True
         if payload.strip() != "[DONE]":
             payload, data_ok = _json(payload, number, here, cut_ok=cut)
-        kind = decoded[0].event or _kind(payload, "[DONE]" if payload == "[DONE]" else "data")
+        kind = event or _kind(payload, "[DONE]" if payload == "[DONE]" else "data")
         events.append(BodyEvent(number, start, position, kind, payload, terminated and data_ok))
     if frames and all(e.kind in ("comment", "cut") for e in events):
         raise here.fail(None, f"the body is not server-sent events: {_excerpt(frames[0])}")

@@ -49,17 +49,22 @@ def split_frames(body: bytes, content_type: str, framing: Framing | None = None)
     return [body] if body else []
 
 
+_SSE_FRAME = re.compile(rb"(?:[^\r\n]+(?:\r\n|\r|\n))*+(?:\r\n|\r|\n)")
+"""One whole event: lines with text, then the blank line. The repetition is possessive,
+so lines are cut as ``_SSE_LINE`` cuts them (CRLF before CR) and never re-cut to find
+a blank line that is not there (``a\r\nb`` is one unterminated event, not ``a\r`` + ``\n``)."""
+
+
 def _sse_frames(body: bytes) -> list[bytes]:
     frames: list[bytes] = []
-    current = bytearray()
-    for match in _SSE_LINE.finditer(body):
-        line = match.group()
-        current += line
-        if line in (b"\n", b"\r\n", b"\r"):  # a blank line ends the event
-            frames.append(bytes(current))
-            current.clear()
-    if current:
-        frames.append(bytes(current))
+    position, size = 0, len(body)
+    while position < size:
+        match = _SSE_FRAME.match(body, position)
+        if match is None:  # no blank line follows: an unterminated last event
+            frames.append(body[position:])
+            break
+        frames.append(match.group())
+        position = match.end()
     return frames
 
 

@@ -90,29 +90,65 @@ def _location(trail: tuple[str | int, ...]) -> str:
     return text
 
 
-def _all_fit(payload: Any, steps: tuple[str, ...], types: str) -> bool:
-    """Whether every value at ``steps`` fits ``types``: the common case, walked without trails."""
-    found = [payload]
-    for step in steps:
+_Node = dict[str, tuple[tuple[tuple[tuple[type, ...], bool], ...], "_Node"]]
+"""Each step below a value: the type checks of the path ending there, and its own steps."""
+
+
+@functools.cache
+def _tree(shape: tuple[tuple[str, str], ...]) -> _Node:
+    """The shape's paths as one tree, so a walk reads each value once, whatever the path count."""
+    root: _Node = {}
+    for path, types in shape:
+        node, steps = root, _steps(path)
+        for number, step in enumerate(steps):
+            checks, children = node.setdefault(step, ((), {}))
+            if number == len(steps) - 1:
+                node[step] = (*checks, _accepted(types)), children
+            node = children
+    return root
+
+
+def _tree_of(shape: EventShape) -> _Node:
+    try:
+        return _tree(shape)  # cached per shape: a dialect's is a tuple of pairs
+    except TypeError:  # unhashable: lists
+        return _tree(tuple((path, types) for path, types in shape))
+
+
+def _tree_fits(value: Any, node: _Node) -> bool:
+    """Whether every value under ``value`` at a path of ``node`` fits that path's types.
+
+    The common case, walked without trails: it reads the values ``_values`` reads.
+    """
+    for step, (checks, children) in node.items():
         if step == "[]":
-            found = [x for item in found if isinstance(item, list) for x in item[:_MAX_ELEMENTS]]
+            if not isinstance(value, list):
+                continue
+            items = value[:_MAX_ELEMENTS]
+        elif isinstance(value, dict) and step in value:
+            items = [value[step]]
         else:
-            found = [item[step] for item in found if isinstance(item, dict) and step in item]
-        if not found:
-            return True
-    return all(_fits(value, types) for value in found)
+            continue
+        for item in items:
+            for accepted, ints in checks:
+                if not (ints and type(item) is int) and not isinstance(item, accepted):
+                    return False
+            if children and not _tree_fits(item, children):
+                return False
+    return True
 
 
 def shape_problems(payload: Any, shape: EventShape) -> list[str]:
     """What in ``payload`` does not fit ``shape`` (at most a few, each one short line)."""
     if not isinstance(payload, dict):
         return [f"the event is {_json_type(payload)}, expected a JSON object"]
+    if _tree_fits(payload, _tree_of(shape)):
+        return []
     problems = []
     for path, types in shape:
-        steps = _steps(path)
-        if _all_fit(payload, steps, types):
+        if _tree_fits(payload, _tree(((path, types),))):
             continue
-        for trail, value in _values(payload, steps):
+        for trail, value in _values(payload, _steps(path)):
             if not _fits(value, types):
                 expected = " or ".join(types.split("|"))
                 problems.append(f"{_location(trail)} is {_json_type(value)}, expected {expected}")

@@ -190,8 +190,8 @@ def _chunk_hazards(
     is_valid: bool,
 ) -> Iterable[Hazard]:
     name, call_id, args = chunk.get("name"), chunk.get("id"), chunk.get("args")
-    problem = _args_problem(args)
-    if problem and (args or "").strip() and is_valid:
+    problem = _args_problem(args) if is_valid else None
+    if problem and (args or "").strip():
         yield Hazard(
             kind="args_repaired",
             position=position,

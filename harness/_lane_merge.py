@@ -20,9 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.utils._merge import merge_lists
 
-__all__ = ["lane_count", "merge_by_lane", "plain_chunks", "validity"]
-
-_KEYS = ("name", "args", "id", "index")
+__all__ = ["lane_count", "merge_by_lane", "validity"]
 
 
 def _lane(index: Any) -> Hashable:
@@ -30,33 +28,6 @@ def _lane(index: Any) -> Hashable:
     if type(index) is int or (index is not None and isinstance(index, Hashable)):
         return index
     return object()
-
-
-def plain_chunks(delta: Any) -> list[ToolCallChunk] | None:
-    """``delta``'s chunks as ``AIMessageChunk`` validation leaves them, when it changes nothing.
-
-    A list of dicts with exactly name, args and id (text or ``None``), an int (or
-    ``None``) index and at most the ``tool_call_chunk`` type passes validation
-    untouched; building a message for it (about 70 µs) is then skipped. Anything
-    else gives ``None``: let langchain-core validate (and coerce, or refuse) it.
-    """
-    if not isinstance(delta, list):
-        return None
-    chunks: list[ToolCallChunk] = []
-    for chunk in delta:
-        if type(chunk) is not dict or not all(key in chunk for key in _KEYS):
-            return None
-        if len(chunk) != 4 and not (len(chunk) == 5 and chunk.get("type") == "tool_call_chunk"):
-            return None
-        name, args, call_id, index = (chunk[key] for key in _KEYS)
-        if not all(v is None or type(v) is str for v in (name, args, call_id)):
-            return None
-        if index is not None and type(index) is not int:
-            return None
-        chunks.append(
-            {"name": name, "args": args, "id": call_id, "index": index, "type": "tool_call_chunk"}
-        )
-    return chunks
 
 
 def lane_count(rows: Sequence[Sequence[ToolCallChunk]]) -> int:

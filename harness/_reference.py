@@ -12,9 +12,11 @@ The messages fed to that call are built without langchain-core's validators
 (:func:`merge_input`): a validated ``AIMessageChunk`` partial-parses its own
 fragment into ``tool_calls``, which the merge never reads, and that step was
 most of the oracle's cost. A chunk whose fields do not already have the types
-langchain-core stores goes through the validated constructor instead, so
-coercion and rejection stay langchain-core's; the tests prove both paths give
-identical merges on drawn streams.
+langchain-core stores (:mod:`tooltape.harness._stored`) goes through the validated
+constructor instead, so coercion and rejection stay langchain-core's; the tests
+prove both paths give identical merges on drawn streams. A stream merged lane by
+lane builds no message per delta at all, only the one it hands to
+``add_ai_message_chunks`` with the final chunk.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import functools
 import json
 import operator
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolCallChunk
 from langchain_core.messages.ai import add_ai_message_chunks
@@ -35,6 +37,7 @@ from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._hazards import find_hazards
 from tooltape.harness._lane_merge import lane_count, merge_by_lane, validity
 from tooltape.harness._models import MergeResult
+from tooltape.harness._stored import stored_chunks
 
 __all__ = [
     "DeltasLike",
@@ -69,23 +72,6 @@ def _chunk(value: Any, message: int, position: int) -> ToolCallChunk:
     )
 
 
-_TEXT = (str, type(None))
-_INDEX = (int, type(None))
-
-
-def _stored_as_is(value: Any) -> bool:
-    """Whether langchain-core's validation would store this chunk dict unchanged."""
-    return (
-        type(value) is dict
-        and value.keys() == _CHUNK_KEYS
-        and value["type"] == "tool_call_chunk"
-        and type(value["name"]) in _TEXT
-        and type(value["args"]) in _TEXT
-        and type(value["id"]) in _TEXT
-        and type(value["index"]) in _INDEX
-    )
-
-
 def _validated(delta: list[Any], n: int) -> AIMessageChunk:
     chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
     try:
@@ -104,22 +90,40 @@ _EMPTY_STATE = AIMessageChunk(content="").__getstate__()
 _EMPTY_FIELDS = dict(_EMPTY_STATE["__dict__"])
 
 
-def _unvalidated(delta: list[Any], n: int) -> AIMessageChunk:
-    for value in delta:
-        if not _stored_as_is(value):
-            chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
-            if not all(_stored_as_is(chunk) for chunk in chunks):
-                return _validated(chunks, n)  # langchain-core coerces or rejects them
-            delta = chunks
-            break
+def _stored_row(delta: list[Any], n: int) -> list[ToolCallChunk] | AIMessageChunk:
+    """``delta``'s chunks as validation stores them; a validated message where it changes them."""
+    stored = stored_chunks(delta)
+    if stored is None:
+        chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
+        stored = stored_chunks(chunks)
+        if stored is None:
+            return _validated(chunks, n)  # langchain-core coerces or rejects them
+    return stored
+
+
+def _message(chunks: list[ToolCallChunk]) -> AIMessageChunk:
+    """A message holding ``chunks`` (stored as validation stores them), built without it."""
     message = AIMessageChunk.__new__(AIMessageChunk)
-    message.__setstate__({**_EMPTY_STATE, "__dict__": {**_EMPTY_FIELDS, "tool_call_chunks": delta}})
+    message.__setstate__(
+        {**_EMPTY_STATE, "__dict__": {**_EMPTY_FIELDS, "tool_call_chunks": chunks}}
+    )
     return message
 
 
+def _as_message(row: list[ToolCallChunk] | AIMessageChunk) -> AIMessageChunk:
+    return row if isinstance(row, AIMessageChunk) else _message(row)
+
+
+def _unvalidated(delta: list[Any], n: int) -> AIMessageChunk:
+    return _as_message(_stored_row(delta, n))
+
+
+_Built = TypeVar("_Built")
+
+
 def _messages(
-    deltas: DeltasLike, build: Callable[[list[Any], int], AIMessageChunk]
-) -> list[AIMessageChunk]:
+    deltas: DeltasLike, build: Callable[[list[Any], int], _Built]
+) -> list[_Built | AIMessageChunk]:
     if isinstance(deltas, PlannedStream):
         deltas = deltas.deltas()
     if isinstance(deltas, (str, bytes, dict)):
@@ -127,7 +131,7 @@ def _messages(
             "deltas must be a list of messages or of ToolCallChunk lists, "
             f"got {type(deltas).__name__}"
         )
-    messages: list[AIMessageChunk] = []
+    messages: list[_Built | AIMessageChunk] = []
     for n, delta in enumerate(deltas):
         if type(delta) is list:  # the common case first: the checks below cost per message
             messages.append(build(delta, n))
@@ -213,14 +217,16 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
     a stream with many indexes, langchain-core's merge run lane by lane
     (:mod:`tooltape.harness._lane_merge`), which gives the same chunks.
     """
-    messages = merge_input(deltas)
-    if not messages:
+    built = _messages(deltas, _stored_row)
+    if not built:
         return MergeResult(chunks=[], tool_calls=[], invalid_tool_calls=[])
-    rows = [message.tool_call_chunks for message in messages]
+    rows = [row.tool_call_chunks if isinstance(row, AIMessageChunk) else row for row in built]
     if lane_count(rows) > _LANES_MERGED_WHOLE:
-        whole = AIMessageChunk(content="", tool_call_chunks=merge_by_lane(rows))
+        # Only the lane path's chunks are read, so no message is built per delta.
+        whole = _unvalidated(merge_by_lane(rows), 0)
         merged = add_ai_message_chunks(whole, _last())
     else:
+        messages = [_as_message(row) for row in built]
         merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
     return MergeResult(
         chunks=list(merged.tool_call_chunks),

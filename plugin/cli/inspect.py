@@ -8,6 +8,7 @@ prints.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
 from pathlib import Path
@@ -104,6 +105,9 @@ def inspect(
     if dialect is not None:
         get_dialect(dialect)  # an unknown dialect is a usage error naming the known ones
     result = inspect_cassette(source, dialect=dialect, interaction=interaction)
+    # What the reading built lives till exit and makes no garbage: keep the collector
+    # off it, or each collection while printing walks millions of objects again.
+    gc.freeze()
     drifted: list[str] | None = None
     if against is not None:
         if dialect is not None and not str(source).endswith((".yaml", ".yml")):

@@ -18,8 +18,9 @@ from tooltape.harness import (
     stream_plan,
     to_message_chunks,
 )
-from tooltape.harness._lane_merge import merge_by_lane, plain_chunks, validity
+from tooltape.harness._lane_merge import merge_by_lane, validity
 from tooltape.harness._reference import merge_input
+from tooltape.harness._stored import stored_chunks
 from tooltape.harness.strategies import planned_streams
 
 
@@ -271,7 +272,7 @@ def test_lane_by_lane_merge_equals_one_nary_call(deltas):
     rows = [list(m.tool_call_chunks) for m in messages]
     assert merge_by_lane(rows) == nary.tool_call_chunks
     for delta, message in zip(deltas, messages, strict=True):
-        plain = plain_chunks(delta)
+        plain = stored_chunks(delta)
         assert plain is None or [list(c.items()) for c in plain] == [
             list(c.items()) for c in message.tool_call_chunks
         ]
@@ -293,3 +294,24 @@ def test_many_parallel_calls_merge_lane_by_lane_like_the_reference():
     assert result.chunks == merged.tool_call_chunks
     assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(200)]
     assert result.hazards == ()
+
+
+@given(_odd_deltas())
+def test_stored_chunks_are_what_validation_stores(deltas):
+    for delta in deltas:
+        stored = stored_chunks(delta)
+        if stored is not None:
+            message = AIMessageChunk(content="", tool_call_chunks=delta)
+            assert [list(c.items()) for c in stored] == [
+                list(c.items()) for c in message.tool_call_chunks
+            ]
+
+
+def test_lane_path_coerces_odd_chunks_like_validated_messages():
+    # More indexes than one n-ary call takes, some chunks with a string index or no type.
+    deltas = [[_chunk("f", "", f"c{n}", n)] for n in range(40)] + [
+        [{"name": None, "args": f'{{"n": {n}}}', "id": None, "index": str(n)}] for n in range(40)
+    ]
+    result = reference_merge(deltas)
+    assert result.chunks == _validated_merge(deltas).tool_call_chunks
+    assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(40)]

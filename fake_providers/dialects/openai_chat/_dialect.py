@@ -40,7 +40,7 @@ from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
-from tooltape.harness._lane_merge import plain_chunks
+from tooltape.harness._stored import stored_chunks
 
 __all__ = [
     "ChatEventQuirk",
@@ -354,7 +354,7 @@ def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
         return []
     message_id = delta.get("id")
     if type(content) is str and (message_id is None or type(message_id) is str):
-        plain = plain_chunks(chunks)  # what validation would leave, without its cost
+        plain = stored_chunks(chunks)  # what validation would leave, without its cost
         if plain is not None:
             return plain
     message = AIMessageChunk(content=content, id=delta.get("id"), tool_call_chunks=chunks)
