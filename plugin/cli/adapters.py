@@ -93,8 +93,33 @@ def _json_schema_tools(plan: Plan) -> list[dict[str, Any]]:
     ]
 
 
-def _run_langchain(model: Any, plan: Plan) -> Merged:
-    bound = model.bind_tools(_json_schema_tools(plan))
+class _Bindings:
+    """A chat model and what ``bind_tools`` made of it, once per set of tool names."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self._bound: dict[tuple[str, ...], Any] = {}
+
+    def bound(self, plan: Plan) -> Any:
+        tools = _json_schema_tools(plan)
+        key = tuple(tool["title"] for tool in tools)
+        if key not in self._bound:
+            self._bound[key] = self.model.bind_tools(tools)
+        return self._bound[key]
+
+
+def _langchain(build: Callable[[str, str], Any]) -> Callable[[str, str], _Bindings]:
+    """``build`` for a chat model, its bindings kept for the run (binding costs per cell)."""
+
+    @functools.wraps(build)
+    def built(dialect: str, base_url: str) -> _Bindings:
+        return _Bindings(build(dialect, base_url))
+
+    return built
+
+
+def _run_langchain(chat: _Bindings, plan: Plan) -> Merged:
+    bound = chat.bound(plan)
     return _merged_message(list(bound.stream("What is the weather in Paris?")))
 
 
@@ -258,7 +283,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-openai",
         ("openai_chat", "openai_responses"),
         ("langchain_openai",),
-        _chat_model,
+        _langchain(_chat_model),
         _run_langchain,
         description="ChatOpenAI.stream() (use_responses_api for openai_responses)",
     ),
@@ -282,7 +307,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-anthropic",
         ("anthropic_messages",),
         ("langchain_anthropic",),
-        _chat_model,
+        _langchain(_chat_model),
         _run_langchain,
         description="ChatAnthropic.stream()",
     ),
@@ -298,7 +323,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-google-genai",
         ("gemini",),
         ("langchain_google_genai",),
-        _gemini_model,
+        _langchain(_gemini_model),
         _run_langchain,
         description="ChatGoogleGenerativeAI.stream()",
     ),
@@ -306,7 +331,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-ollama",
         ("ollama",),
         ("langchain_ollama",),
-        _ollama_model,
+        _langchain(_ollama_model),
         _run_langchain,
         description="ChatOllama.stream()",
     ),
@@ -314,7 +339,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-cohere",
         ("cohere_v2",),
         ("langchain_cohere",),
-        _cohere_model,
+        _langchain(_cohere_model),
         _run_langchain,
         description="ChatCohere.stream()",
     ),
@@ -322,7 +347,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-aws",
         ("bedrock_converse",),
         ("langchain_aws",),
-        _bedrock_converse_model,
+        _langchain(_bedrock_converse_model),
         _run_langchain,
         transport="server",
         description="ChatBedrockConverse.stream() (botocore, over a 127.0.0.1 server)",
@@ -331,7 +356,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         "langchain-aws",
         ("bedrock_invoke",),
         ("langchain_aws",),
-        _bedrock_invoke_model,
+        _langchain(_bedrock_invoke_model),
         _run_langchain,
         transport="server",
         description="ChatBedrock.stream() (botocore, over a 127.0.0.1 server)",
