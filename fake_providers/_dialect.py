@@ -70,6 +70,8 @@ class Dialect(ABC):
     media_type: ClassVar[str] = "text/event-stream"
     stream_flag: ClassVar[bool] = False
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
+    completion_media_type: ClassVar[str] = "application/json"
+    """The ``content-type`` of a non-streamed answer."""
     complete_path: ClassVar[str | None] = None
     """The non-streaming operation's path (``:generateContent``, ``/converse``), if not ``path``."""
     event_shape: ClassVar[EventShape] = ()
@@ -105,6 +107,18 @@ class Dialect(ABC):
         Every built-in dialect writes its provider's shape; the default refuses.
         """
         raise TooltapeUsageError(f"dialect {self.name!r} has no non-streaming body")
+
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """Serialise a non-streamed answer as the provider does (compact JSON by default)."""
+        import json
+
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def completion_wire(self, body: dict[str, Any]) -> Wire:
+        """The 200 response carrying a non-streamed answer (final: override the two above)."""
+        content = self.completion_bytes(body)
+        headers = (("content-type", self.completion_media_type),)
+        return Wire((content,), 200, (*headers, ("content-length", str(len(content)))))
 
     def wants_stream(self, request: ProviderRequest) -> bool:
         """True when ``request`` asks for a stream, False when it wants one JSON body.

@@ -331,7 +331,7 @@ class FakeProvider:
         if plan is None:
             merged = reference_merge(self.dialect.parse(turn.wire.body))
             plan = plan_of_calls(merged.calls())
-        return json_wire(200, self.dialect.complete(plan, request))
+        return self.dialect.completion_wire(self.dialect.complete(plan, request))
 
     def assert_all_played(self) -> None:
         """Fail when a scripted turn was not served or a request found no turn left.

@@ -416,6 +416,10 @@ class OpenAIChatDialect(Dialect):
             return chat_completion_deltas(document)
         return read_chat_stream(body).deltas
 
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
+        return json.dumps(body, indent=2, ensure_ascii=False).encode()
+
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The chat completion the API sends for ``plan`` without streaming."""
         events = self.events(stream_plan(plan, (), seed=0), ())
