@@ -90,7 +90,10 @@ class _ApiError(Exception):
 
 
 def read_gemini_stream(body: bytes) -> GeminiStreamReading:
-    """Read a ``streamGenerateContent?alt=sse`` body as google-genai and the adapter do.
+    """Read a ``streamGenerateContent`` body as google-genai and the adapter do.
+
+    Server-sent events (``alt=sse``), a JSON array of responses (no ``alt``) and
+    one response (``:generateContent``) are all read.
 
     Args:
         body: The raw response body.
@@ -110,7 +113,14 @@ def read_gemini_stream(body: bytes) -> GeminiStreamReading:
 
 
 def _sdk_segments(body: bytes) -> Iterator[str]:
-    """The JSON texts google-genai's stream reader hands on, in order."""
+    """The JSON texts google-genai's stream reader hands on, in order.
+
+    A body streamed without ``alt=sse`` is one JSON array of responses (the
+    REST default; some clients record it so): each element is one payload.
+    """
+    if (array := _json_array(body)) is not None:
+        yield from (json.dumps(element) for element in array)
+        return
     raw = _RawJsonBuffer()
     data: list[str] = []
     *lines, last = _LINE_END.split(body)
@@ -130,6 +140,17 @@ def _sdk_segments(body: bytes) -> Iterator[str]:
         yield remaining
     if data:
         yield "\n".join(data)
+
+
+def _json_array(body: bytes) -> list[Any] | None:
+    """The elements of a body that is one JSON array, else ``None``."""
+    if not body.lstrip().startswith(b"["):
+        return None
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
 
 
 class _RawJsonBuffer:
