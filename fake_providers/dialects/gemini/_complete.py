@@ -40,7 +40,11 @@ def _add_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
         if not part.get("text"):
             return
         previous = parts[-1] if parts else None
-        if previous is not None and set(previous) <= {"text", "thought"} and previous.get("thought") == part.get("thought"):
+        if (
+            previous is not None
+            and set(previous) <= {"text", "thought"}
+            and previous.get("thought") == part.get("thought")
+        ):
             previous["text"] = previous.get("text", "") + part["text"]
             return
     parts.append(dict(part))
