@@ -122,7 +122,9 @@ _INVOKE_TYPES = {
     "stream": "Boolean",
     "max_tokens": "Integer",
 }
-_MODEL_ID = re.compile(r"/model/(.+)/(?:converse-stream|converse|invoke-with-response-stream)$")
+_MODEL_ID = re.compile(
+    r"/model/(.+)/(?:converse-stream|converse|invoke-with-response-stream|invoke)$"
+)
 
 
 def bedrock_error_wire(error: ProviderError, error_type: str = VALIDATION_ERROR_TYPE) -> Wire:
