@@ -51,10 +51,11 @@ from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
-from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
     GeminiModel,
     LowerFinalPromptCount,
@@ -318,6 +319,8 @@ class GeminiDialect(Dialect):
         recorded without ``alt=sse`` (a JSON array of responses) and the
         ``:generateContent`` answer (one response) are read too.
         """
+        if (document := json_document(body)) is not None:
+            return read_gemini_json(document, body).deltas
         return read_gemini_stream(body).deltas
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:

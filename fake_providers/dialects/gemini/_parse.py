@@ -48,7 +48,7 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import Deltas
 
-__all__ = ["GeminiStreamReading", "generated_id", "read_gemini_stream"]
+__all__ = ["GeminiStreamReading", "generated_id", "read_gemini_json", "read_gemini_stream"]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _MERGEABLE_BLOCKS = frozenset({"text", "thinking"})
@@ -90,10 +90,7 @@ class _ApiError(Exception):
 
 
 def read_gemini_stream(body: bytes) -> GeminiStreamReading:
-    """Read a ``streamGenerateContent`` body as google-genai and the adapter do.
-
-    Server-sent events (``alt=sse``), a JSON array of responses (no ``alt``) and
-    one response (``:generateContent``) are all read.
+    """Read a ``streamGenerateContent?alt=sse`` body as google-genai and the adapter do.
 
     Args:
         body: The raw response body.
@@ -112,15 +109,33 @@ def read_gemini_stream(body: bytes) -> GeminiStreamReading:
     return reader.reading(None)
 
 
-def _sdk_segments(body: bytes) -> Iterator[str]:
-    """The JSON texts google-genai's stream reader hands on, in order.
+def read_gemini_json(document: object, body: bytes = b"") -> GeminiStreamReading:
+    """Read a Gemini body that is one JSON document, payload by payload.
 
-    A body streamed without ``alt=sse`` is one JSON array of responses (the
-    REST default; some clients record it so): each element is one payload.
+    ``streamGenerateContent`` without ``alt=sse`` answers one JSON array of
+    responses (the REST default; clients that read it with a JSON parser, and
+    their recordings, see this), and ``:generateContent`` one response. Each
+    response is read as the adapter reads one streamed payload. google-genai
+    itself always asks for ``alt=sse``, so on an array its stream reader
+    raises (:func:`read_gemini_stream` says so); this is what the array holds.
+
+    Args:
+        document: The parsed body: an array of responses or one response.
+        body: The raw bytes (seed of the stand-in ids).
     """
-    if (array := _json_array(body)) is not None:
-        yield from (json.dumps(element) for element in array)
-        return
+    reader = _AdapterReader(body)
+    try:
+        for payload in document if isinstance(document, list) else [document]:
+            reader.read(json.dumps(payload))
+    except _ApiError as error:
+        return reader.reading(str(error))
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        return reader.reading(f"{type(error).__name__}: {error}")
+    return reader.reading(None)
+
+
+def _sdk_segments(body: bytes) -> Iterator[str]:
+    """The JSON texts google-genai's stream reader hands on, in order."""
     raw = _RawJsonBuffer()
     data: list[str] = []
     *lines, last = _LINE_END.split(body)
@@ -140,17 +155,6 @@ def _sdk_segments(body: bytes) -> Iterator[str]:
         yield remaining
     if data:
         yield "\n".join(data)
-
-
-def _json_array(body: bytes) -> list[Any] | None:
-    """The elements of a body that is one JSON array, else ``None``."""
-    if not body.lstrip().startswith(b"["):
-        return None
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, list) else None
 
 
 class _RawJsonBuffer:
