@@ -51,7 +51,11 @@ BODIES: dict[str, dict[str, Any]] = {
     "ollama": {"model": "llama3.1", "messages": USER, "stream": False},
     "gemini": {"contents": [{"role": "user", "parts": [{"text": "weather in Paris?"}]}]},
     "bedrock_converse": {"messages": [{"role": "user", "content": [{"text": "weather?"}]}]},
-    "bedrock_invoke": {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 64, "messages": USER},
+    "bedrock_invoke": {
+        "anthropic_version": "bedrock-2023-05-31",
+        "max_tokens": 64,
+        "messages": USER,
+    },
 }
 PATHS = {
     "gemini": "/v1beta/models/gemini-2.5-flash:generateContent",
@@ -96,7 +100,9 @@ def test_a_request_without_streaming_gets_one_json_body_holding_the_calls(dialec
 def test_the_streamed_operation_still_streams(dialect: str) -> None:
     wire = get_dialect(dialect).render(PLAN)
     assert get_dialect(dialect).wants_stream(_streamed_request(dialect))
-    assert reference_merge(get_dialect(dialect).parse(wire.body)).calls()[0]["name"] == "get_weather"
+    assert (
+        reference_merge(get_dialect(dialect).parse(wire.body)).calls()[0]["name"] == "get_weather"
+    )
 
 
 def _streamed_request(dialect: str) -> Any:
@@ -123,7 +129,7 @@ def test_openai_sdk_create_without_stream_sync_and_async() -> None:
         )
         return await aclient.chat.completions.create(model="gpt-4o", messages=USER)  # type: ignore[arg-type]
 
-    assert asyncio.run(main()).choices[0].message.tool_calls[0].id == "call_8"
+    assert asyncio.run(main()).choices[0].message.tool_calls[0].id == "call_7"  # a given id is kept
     provider.assert_all_played()
 
 
@@ -180,7 +186,11 @@ def test_botocore_parses_the_converse_body() -> None:
     content = parsed["output"]["message"]["content"]
     assert content[0] == {"text": "Let me check."}
     tool = content[1]["toolUse"]
-    assert (tool["toolUseId"], tool["name"], tool["input"]) == ("call_7", "get_weather", {"city": "Paris"})
+    assert (tool["toolUseId"], tool["name"], tool["input"]) == (
+        "call_7",
+        "get_weather",
+        {"city": "Paris"},
+    )
     assert parsed["stopReason"] == "tool_use" and parsed["usage"]["totalTokens"] > 0
 
 
@@ -211,19 +221,21 @@ def test_chat_model_invoke_with_default_streaming_gets_the_calls(dialect: str) -
     with patch_httpx2(provider), patch_httpx(provider):
         message = model.invoke("weather in Paris?")
     assert isinstance(message, AIMessage)
-    assert [(c["name"], c["args"]) for c in message.tool_calls] == [("get_weather", {"city": "Paris"})]
+    assert [(c["name"], c["args"]) for c in message.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
     if dialect != "ollama":
         assert message.tool_calls[0]["id"] == "call_7"
     provider.assert_all_played()
 
 
 def test_a_langgraph_agent_with_streaming_off_runs_tool_then_answers() -> None:
-    from langgraph.prebuilt import create_react_agent
+    from langchain.agents import create_agent
 
     provider = FakeProvider("openai_chat").stream(PLAN).stream(ANSWER)
     model = ChatOpenAI(model="gpt-4o", api_key=SecretStr("sk"), max_retries=0, streaming=False)
     with patch_httpx2(provider):
-        state = create_react_agent(model, [get_weather]).invoke(
+        state = create_agent(model, [get_weather]).invoke(
             {"messages": [HumanMessage("weather in Paris?")]}
         )
     kinds = [m.type for m in state["messages"]]
@@ -232,18 +244,18 @@ def test_a_langgraph_agent_with_streaming_off_runs_tool_then_answers() -> None:
     assert state["messages"][2].tool_call_id == "call_7"
     assert state["messages"][-1].content == "It is sunny in Paris."
     second = json.loads(provider.requests[1].body)
-    assert "stream" not in second and second["messages"][-1]["tool_call_id"] == "call_7"
+    assert second["stream"] is False and second["messages"][-1]["tool_call_id"] == "call_7"
     provider.assert_all_played()
 
 
 def test_an_error_turn_is_served_as_is_and_a_wire_turn_as_its_merged_calls() -> None:
-    wire = get_dialect("anthropic_messages").render(PLAN, ["split_name"])
+    wire = get_dialect("anthropic_messages").render(PLAN, ["split_reads"])
     provider = FakeProvider("anthropic_messages").error(529, {"type": "error"}).stream(wire)
     assert post("anthropic_messages", provider).status_code == 529
     body = post("anthropic_messages", provider).json()
-    assert [b for b in body["content"] if b["type"] == "tool_use"] == [
-        {"type": "tool_use", "id": "call_7", "name": "get_weather", "input": {"city": "Paris"}}
-    ]
+    calls = [(b["id"], b["name"], b["input"]) for b in body["content"] if b["type"] == "tool_use"]
+    assert calls == [("call_7", "get_weather", {"city": "Paris"})]
+    provider.assert_all_played()
 
 
 def test_profiles_answer_in_their_base_dialects_shape() -> None:
@@ -268,13 +280,19 @@ def test_a_non_streamed_call_records_replays_and_inspects(tmp_path: Any) -> None
         )
     assert replayed.tool_calls == recorded.tool_calls
     inspection = inspect_cassette(path)
-    assert inspection.tool_calls == [{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_7"}]
-    assert inspection.warnings == [] and inspection.interactions[0].events[0].kind == "chat.completion"
+    assert inspection.tool_calls == [
+        {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_7"}
+    ]
+    assert (
+        inspection.warnings == [] and inspection.interactions[0].events[0].kind == "chat.completion"
+    )
 
 
 def test_inspect_reads_a_gemini_stream_recorded_without_alt_sse(tmp_path: Any) -> None:
     gemini = get_dialect("gemini")
-    frames = [json.loads(e.data) for e in gemini.events(_stream(PLAN), ()) if isinstance(e.data, str)]
+    frames = [
+        json.loads(e.data) for e in gemini.events(_stream(PLAN), ()) if isinstance(e.data, str)
+    ]
     body = json.dumps(frames, indent=2).encode()  # what streamGenerateContent sends without alt=sse
     assert reference_merge(gemini.parse(body)).calls() == [
         {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_7"}
