@@ -32,9 +32,10 @@ def json_document(body: bytes) -> object | None:
     if head not in (b"{", b"["):
         return None
     try:
-        return json.loads(body)
+        document: object = json.loads(body)
     except (ValueError, RecursionError):
         return None
+    return document
 
 
 def call_deltas(calls: Iterable[tuple[str | None, Any, str | None]]) -> Deltas:
