@@ -64,6 +64,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.dialects.anthropic._choice import anthropic_request_problem
 from tooltape.fake_providers.dialects.anthropic._validate import (
     ANTHROPIC_FIELDS,
     anthropic_pairing_error,
@@ -196,6 +197,8 @@ def validate_invoke_request(request: ProviderRequest) -> ProviderError | None:
     problem = problem or field_problem(body, ANTHROPIC_FIELDS)
     if problem is not None:
         return bedrock_body_error(problem, invoke=True)
+    if isinstance(body, dict) and (text := anthropic_request_problem(body, model_in_url=True)):
+        return _rejection(text)
     message = anthropic_pairing_error(body)
     return _rejection(message) if message else None
 

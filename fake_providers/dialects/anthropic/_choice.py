@@ -1,0 +1,67 @@
+"""Anthropic's 400 texts for missing fields and a ``tool_choice`` the request cannot honour.
+
+The Messages API validates its body with pydantic and reports the first
+failure as ``<location>: <pydantic message>`` inside ``{"type": "error",
+"error": {"type": "invalid_request_error", "message"}}`` (the form of every
+Anthropic 400 in QUIRKS.md §H and of ``messages: Input should be a valid list``):
+
+* a missing ``model``, ``messages`` or ``max_tokens``: ``<field>: Field required``
+  (pydantic's text; the form is seen for ``max_tokens`` in public reports of
+  Anthropic-compatible servers, the exact API text is inferred);
+* a ``tool_choice`` that is not an object: ``tool_choice: Input should be a valid
+  dictionary or object to extract fields from``; an unknown ``type``:
+  ``tool_choice: Input tag 'x' found using 'type' does not match any of the
+  expected tags: 'auto', 'any', 'tool', 'none'``; a ``tool`` choice without a
+  name: ``tool_choice.tool.name: Field required`` (pydantic's discriminated-union
+  texts, inferred);
+* ``any`` or ``tool`` with no ``tools``: ``tool_choice may only be specified while
+  providing tools.``, and a ``tool`` naming no declared tool: ``Tool 'x' not found
+  in provided tools`` (both inferred from the API's documented rules; ``auto`` and
+  ``none`` need no tools).
+
+Claude on Bedrock (InvokeModel) relays the same texts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["anthropic_request_problem"]
+
+_REQUIRED = ("model", "messages", "max_tokens")
+_TAGS = ("auto", "any", "tool", "none")
+
+
+def anthropic_request_problem(body: dict[str, Any], *, model_in_url: bool = False) -> str | None:
+    """The error message for a missing field or an unusable ``tool_choice``, else ``None``.
+
+    Args:
+        body: The parsed request body.
+        model_in_url: The model is named by the URL (Bedrock), not the body.
+    """
+    for field in _REQUIRED:
+        if field not in body and not (model_in_url and field == "model"):
+            return f"{field}: Field required"
+    if "tool_choice" not in body:
+        return None
+    return _choice_problem(body["tool_choice"], body.get("tools"))
+
+
+def _choice_problem(choice: Any, tools: Any) -> str | None:
+    if not isinstance(choice, dict):
+        return "tool_choice: Input should be a valid dictionary or object to extract fields from"
+    kind = choice.get("type")
+    if kind not in _TAGS:
+        tags = ", ".join(f"'{tag}'" for tag in _TAGS)
+        return (
+            f"tool_choice: Input tag '{kind}' found using 'type' does not match any of the "
+            f"expected tags: {tags}"
+        )
+    if kind == "tool" and "name" not in choice:
+        return "tool_choice.tool.name: Field required"
+    if kind in ("any", "tool") and not tools:
+        return "tool_choice may only be specified while providing tools."
+    names = {t.get("name") for t in tools or [] if isinstance(t, dict)}
+    if kind == "tool" and choice["name"] not in names:
+        return f"Tool '{choice['name']}' not found in provided tools"
+    return None
