@@ -33,6 +33,9 @@ below and answers with the first problem (texts: QUIRKS.md §H, Bedrock rows):
    following tool_use blocks must begin with a matching number of tool_result
    blocks.`` (https://github.com/langchain-ai/langchain-aws/issues/451).
 
+Before those, a ``toolConfig`` that cannot honour its ``toolChoice`` is answered
+(:mod:`._choice` lists the texts and their sources).
+
 Invoke (``/model/{modelId}/invoke-with-response-stream``) with an Anthropic
 Messages body gets Claude's own text unwrapped (the checks of
 :mod:`tooltape.fake_providers.dialects.anthropic._validate`):
@@ -69,6 +72,7 @@ from tooltape.fake_providers.dialects.anthropic._validate import (
     ANTHROPIC_FIELDS,
     anthropic_pairing_error,
 )
+from tooltape.fake_providers.dialects.bedrock._choice import converse_choice_problem
 
 __all__ = [
     "VALIDATION_ERROR_TYPE",
@@ -210,7 +214,11 @@ def converse_error(body: object, *, model_id: str = "") -> str | None:
         body: The parsed JSON body (``messages``, ``toolConfig``...).
         model_id: The model id from the URL; Claude's own checks run for Anthropic models.
     """
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+    if not isinstance(body, dict):
+        return None
+    if problem := converse_choice_problem(body):
+        return problem
+    if not isinstance(body.get("messages"), list):
         return None
     messages = [m if isinstance(m, dict) else {} for m in body["messages"]]
     contents = [_blocks(message) for message in messages]
