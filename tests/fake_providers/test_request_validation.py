@@ -387,6 +387,6 @@ def test_chat_google_raises_for_a_calling_config_without_declarations() -> None:
         "POST", "/v1beta/models/g:generateContent", {}, json.dumps(body).encode()
     )
     assert provider.handle(request).status == 400  # the raw answer
-    with pytest.raises(Exception) as caught:  # noqa: PT011 (the adapter re-raises ClientError as its own)
+    with pytest.raises(Exception) as caught:  # the adapter re-raises ClientError as its own
         llm.invoke("hi", tool_config={"function_calling_config": {"mode": "ANY"}})
     assert "Function calling config is set without function_declarations." in str(caught.value)
