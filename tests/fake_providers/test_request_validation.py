@@ -231,7 +231,7 @@ CASES: list[tuple[str, dict[str, Any], str | None, str]] = [
         "/model/m/converse",
         "The tool specified in toolConfig.toolChoice isn't present in toolConfig.tools.",
     ),
-    # Claude on Bedrock (InvokeModel): Claude's texts, the model in the URL
+    # Claude on Bedrock (InvokeModel): Bedrock checks the keys, Claude the tool_choice
     (
         "bedrock_invoke",
         {
@@ -247,7 +247,8 @@ CASES: list[tuple[str, dict[str, Any], str | None, str]] = [
         "bedrock_invoke",
         {"anthropic_version": "v", "messages": USER},
         "/model/m/invoke",
-        "max_tokens: Field required",
+        "Malformed input request: #: required key [max_tokens] not found, please reformat "
+        "your input and try again.",
     ),
 ]
 

@@ -19,35 +19,33 @@ Anthropic 400 in QUIRKS.md §H and of ``messages: Input should be a valid list``
   in provided tools`` (both inferred from the API's documented rules; ``auto`` and
   ``none`` need no tools).
 
-Claude on Bedrock (InvokeModel) relays the same texts.
+Claude on Bedrock (InvokeModel) relays the ``tool_choice`` texts; Bedrock checks
+the required keys itself (:mod:`tooltape.fake_providers.dialects.bedrock._validate`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["anthropic_request_problem"]
+__all__ = ["anthropic_choice_problem", "anthropic_request_problem"]
 
 _REQUIRED = ("model", "messages", "max_tokens")
 _TAGS = ("auto", "any", "tool", "none")
 
 
-def anthropic_request_problem(body: dict[str, Any], *, model_in_url: bool = False) -> str | None:
-    """The error message for a missing field or an unusable ``tool_choice``, else ``None``.
-
-    Args:
-        body: The parsed request body.
-        model_in_url: The model is named by the URL (Bedrock), not the body.
-    """
+def anthropic_request_problem(body: dict[str, Any]) -> str | None:
+    """The error message for a missing field or an unusable ``tool_choice``, else ``None``."""
     for field in _REQUIRED:
-        if field not in body and not (model_in_url and field == "model"):
+        if field not in body:
             return f"{field}: Field required"
+    return anthropic_choice_problem(body)
+
+
+def anthropic_choice_problem(body: dict[str, Any]) -> str | None:
+    """The error message for an unusable ``tool_choice`` (absent: ``None``)."""
     if "tool_choice" not in body:
         return None
-    return _choice_problem(body["tool_choice"], body.get("tools"))
-
-
-def _choice_problem(choice: Any, tools: Any) -> str | None:
+    choice, tools = body["tool_choice"], body.get("tools")
     if not isinstance(choice, dict):
         return "tool_choice: Input should be a valid dictionary or object to extract fields from"
     kind = choice.get("type")

@@ -36,6 +36,11 @@ below and answers with the first problem (texts: QUIRKS.md §H, Bedrock rows):
 Before those, a ``toolConfig`` that cannot honour its ``toolChoice`` is answered
 (:mod:`._choice` lists the texts and their sources).
 
+Invoke checks Claude's required keys first, with Bedrock's schema text
+``Malformed input request: #: required key [max_tokens] not found, please
+reformat your input and try again.`` (the form of the wrong-type text below),
+then Claude's ``tool_choice`` rules.
+
 Invoke (``/model/{modelId}/invoke-with-response-stream``) with an Anthropic
 Messages body gets Claude's own text unwrapped (the checks of
 :mod:`tooltape.fake_providers.dialects.anthropic._validate`):
@@ -67,7 +72,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.fake_providers.dialects.anthropic._choice import anthropic_request_problem
+from tooltape.fake_providers.dialects.anthropic._choice import anthropic_choice_problem
 from tooltape.fake_providers.dialects.anthropic._validate import (
     ANTHROPIC_FIELDS,
     anthropic_pairing_error,
@@ -201,10 +206,24 @@ def validate_invoke_request(request: ProviderRequest) -> ProviderError | None:
     problem = problem or field_problem(body, ANTHROPIC_FIELDS)
     if problem is not None:
         return bedrock_body_error(problem, invoke=True)
-    if isinstance(body, dict) and (text := anthropic_request_problem(body, model_in_url=True)):
+    if isinstance(body, dict) and (text := _invoke_problem(body)):
         return _rejection(text)
     message = anthropic_pairing_error(body)
     return _rejection(message) if message else None
+
+
+_INVOKE_REQUIRED = ("anthropic_version", "max_tokens", "messages")
+
+
+def _invoke_problem(body: dict[str, Any]) -> str | None:
+    """A missing required key (Bedrock's schema text), then Claude's ``tool_choice`` checks."""
+    for key in _INVOKE_REQUIRED:
+        if key not in body:
+            return (
+                f"Malformed input request: #: required key [{key}] not found, please reformat "
+                "your input and try again."
+            )
+    return anthropic_choice_problem(body)
 
 
 def converse_error(body: object, *, model_id: str = "") -> str | None:
