@@ -20,6 +20,7 @@ import openai
 import pytest
 from _corpus import CORPUS_DIR
 from langchain_anthropic import ChatAnthropic
+from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langchain_google_genai import ChatGoogleGenerativeAI
@@ -211,6 +212,7 @@ def invoke_models() -> dict[str, Any]:
             client_args={"transport": FakeTransport(p)},
         ),
         "ollama": lambda p: ChatOllama(model="llama3.1", base_url=p.base_url),
+        "cohere_v2": lambda p: ChatCohere(cohere_api_key=SecretStr("k"), model="command-a-03-2025"),
     }
 
 

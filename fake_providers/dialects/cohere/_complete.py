@@ -75,7 +75,7 @@ def _message(
 def cohere_completion_deltas(body: object) -> Deltas:
     """The tool-call chunks ``ChatCohere.invoke()`` builds from a ``ChatResponse``.
 
-    The ids are the wire's (an inferred reading: the streamed adapter mints its own).
+    The ids are the wire's: ``invoke()`` keeps them (the streamed adapter mints its own).
     """
     message = body.get("message") if isinstance(body, dict) else None
     calls = (message or {}).get("tool_calls") or []
