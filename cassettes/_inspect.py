@@ -1,7 +1,7 @@
 """Inspect a recording: its events, the reference merge, the hazards and the index lanes.
 
-:func:`inspect_cassette` reads a cassette file (or a raw SSE, NDJSON or AWS
-event-stream body file, given its dialect), parses each streamed body with its
+:func:`inspect_cassette` reads a cassette file (or a raw SSE, NDJSON, AWS
+event-stream or JSON body file, given its dialect), parses each body with its
 dialect to the deltas the reference adapter yields, runs langchain-core's
 merge on them and draws the lanes. The :class:`Inspection` it returns prints
 as text (``tooltape inspect``) and converts to JSON (``--json``).
@@ -20,10 +20,11 @@ from typing import Any
 from tooltape.cassettes._dialects import dialect_for
 from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
 from tooltape.cassettes._events import BodyEvent, read_events
-from tooltape.cassettes._frames import framing_of
+from tooltape.cassettes._frames import Framing, framing_of
 from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
 from tooltape.cassettes._store import parse_cassette
 from tooltape.fake_providers import get_dialect
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._event_shape import EventShape, shape_problems
 from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
 
@@ -164,9 +165,7 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
     interaction = cassette.interactions[index]
     response = interaction.response
     chosen = dialect_for(cassette, index, dialect)
-    framing = framing_of(response.content_type) if response.content_type else chosen.framing
-    if response.status == 200 and framing in ("json", "other"):
-        framing = chosen.framing  # a body file or a cassette without headers
+    framing = _framing(response, chosen.framing)
     events = read_events(
         response.body,
         framing,
@@ -186,7 +185,8 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
             ) from None
         merge = reference_merge(deltas)
     request = f"{interaction.request.method} {bounded_text(interaction.request.uri)}"
-    warnings = _malformed(events, chosen.event_shape) if response.status == 200 else ()
+    streamed = response.status == 200 and framing != "json"
+    warnings = _malformed(events, chosen.event_shape) if streamed else ()
     return InteractionInspection(
         index,
         chosen.name,
@@ -198,6 +198,22 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
         response.aborted,
         warnings,
     )
+
+
+def _framing(response: RecordedResponse, default: Framing) -> Framing:
+    """How to cut the body: its content type's framing, or the body's own evidence.
+
+    A 200 body that is one JSON document is a non-streamed answer (or a Gemini
+    stream recorded without ``alt=sse``, a JSON array) whatever the header
+    says, except on an NDJSON dialect, where one line is the whole stream; a
+    body file or a cassette without headers takes the dialect's framing.
+    """
+    framing = framing_of(response.content_type) if response.content_type else default
+    if response.status != 200:
+        return framing
+    if default != "ndjson" and json_document(response.body) is not None:
+        return "json"
+    return default if framing in ("json", "other") else framing
 
 
 def _malformed(events: list[BodyEvent], shape: EventShape) -> tuple[str, ...]:
@@ -238,7 +254,7 @@ def _collector_paused() -> Iterator[None]:
 def inspect_body(
     body: bytes, dialect: str, *, source: str = "<body>", aborted: str | None = None
 ) -> Inspection:
-    """Inspect a raw streamed body (SSE, NDJSON, AWS event stream) in ``dialect``."""
+    """Inspect a raw body in ``dialect``: a stream (SSE, NDJSON, AWS event stream) or JSON."""
     try:
         chosen = get_dialect(dialect)
     except ValueError as error:

@@ -13,6 +13,7 @@ Subclasses register themselves by ``name``; :func:`get_dialect` finds them.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,9 +23,17 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
+from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._names import unknown_name
 
-__all__ = ["Dialect", "ProviderEvent", "dialect_names", "get_dialect", "register_profile"]
+__all__ = [
+    "Dialect",
+    "ProviderEvent",
+    "dialect_names",
+    "get_dialect",
+    "path_pattern",
+    "register_profile",
+]
 
 _DIALECTS: dict[str, type[Dialect]] = {}
 _PROFILES: dict[str, tuple[str, tuple[Quirk, ...], str]] = {}
@@ -49,6 +58,10 @@ class Dialect(ABC):
         framing: ``sse`` or ``ndjson`` (or ``eventstream`` for AWS).
         media_type: the response ``content-type``.
         stream_flag: whether the body's ``stream`` field selects streaming.
+        complete_path: the path of the non-streaming operation, for providers whose
+            URL (not the body) chooses streaming (Gemini, Bedrock).
+
+    A request that does not ask for a stream gets :meth:`complete`'s JSON body.
     """
 
     name: ClassVar[str]
@@ -57,6 +70,10 @@ class Dialect(ABC):
     media_type: ClassVar[str] = "text/event-stream"
     stream_flag: ClassVar[bool] = False
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
+    completion_media_type: ClassVar[str] = "application/json"
+    """The ``content-type`` of a non-streamed answer."""
+    complete_path: ClassVar[str | None] = None
+    """The non-streaming operation's path (``:generateContent``, ``/converse``), if not ``path``."""
     event_shape: ClassVar[EventShape] = ()
     """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
 
@@ -82,6 +99,42 @@ class Dialect(ABC):
     @abstractmethod
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` when the real API accepts the request, else its real status and body."""
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The JSON body the provider sends for ``plan`` when the request did not stream.
+
+        ``request`` (when given) supplies what the provider echoes, such as the model.
+        Every built-in dialect writes its provider's shape; the default refuses.
+        """
+        raise TooltapeUsageError(f"dialect {self.name!r} has no non-streaming body")
+
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """Serialise a non-streamed answer as the provider does (compact JSON by default)."""
+        import json
+
+        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def completion_wire(self, body: dict[str, Any]) -> Wire:
+        """The 200 response carrying a non-streamed answer (final: override the two above)."""
+        content = self.completion_bytes(body)
+        headers = (("content-type", self.completion_media_type),)
+        return Wire((content,), 200, (*headers, ("content-length", str(len(content)))))
+
+    def wants_stream(self, request: ProviderRequest) -> bool:
+        """True when ``request`` asks for a stream, False when it wants one JSON body.
+
+        By the URL when the dialect has a ``complete_path``, else by the body's
+        ``stream`` field: ``"stream": true`` for ``stream_flag`` dialects,
+        anything but ``"stream": false`` for the others (Ollama streams by default).
+        """
+        if self.complete_path is not None:
+            return not path_pattern(self.complete_path).search(request.path)
+        try:
+            body = request.json()
+        except ValueError:
+            return True  # validation answers a body that is not JSON
+        flag = body.get("stream") if isinstance(body, dict) else None
+        return flag is True if self.stream_flag else flag is not False
 
     def body_error(self, problem: BodyProblem) -> ProviderError:
         """The provider's answer to a body it cannot bind (too large, never finished ...).
@@ -134,6 +187,13 @@ class Dialect(ABC):
         return apply_wire_quirks(
             frames, wire_quirks, seed=seed, headers=(("content-type", self.media_type),)
         )
+
+
+def path_pattern(path: str) -> re.Pattern[str]:
+    """Match ``path`` as a suffix, without its version segment; ``{name}`` matches any text."""
+    core = re.sub(r"^/v\d+[a-z0-9]*(?=/)", "", path)
+    pieces = re.split(r"\{[^}/]+\}", core)
+    return re.compile(".+".join(re.escape(piece) for piece in pieces) + "$")
 
 
 def get_dialect(name: str) -> Dialect:

@@ -24,6 +24,8 @@ class ProfileDialect(Dialect):
         self.framing = base.framing  # type: ignore[misc]
         self.media_type = base.media_type  # type: ignore[misc]
         self.stream_flag = base.stream_flag  # type: ignore[misc]
+        self.complete_path = base.complete_path  # type: ignore[misc]
+        self.completion_media_type = base.completion_media_type  # type: ignore[misc]
         self.event_shape = base.event_shape  # type: ignore[misc]
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
@@ -33,6 +35,14 @@ class ProfileDialect(Dialect):
     def parse(self, body: bytes) -> Deltas:
         """The base dialect's reading."""
         return self.base.parse(body)
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The base dialect's non-streaming body."""
+        return self.base.complete(plan, request)
+
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """The base dialect's serialisation of a non-streamed answer."""
+        return self.base.completion_bytes(body)
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The base dialect's request rules."""

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-from tooltape.fake_providers._dialect import Dialect, get_dialect
+from tooltape.fake_providers._completion import plan_of_calls
+from tooltape.fake_providers._dialect import Dialect, get_dialect, path_pattern
 from tooltape.fake_providers._limits import cut_body, trim_log
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import (
@@ -57,6 +58,8 @@ class Turn:
     """What the provider sends."""
     label: str
     """How failure messages name this turn."""
+    plan: Plan | None = None
+    """The plan of a streamed turn (``None`` for an error or a wire given as is)."""
 
 
 def json_wire(
@@ -76,21 +79,6 @@ def _tooltape_error(status: int, error_type: str, message: str) -> Wire:
     return json_wire(status, body)
 
 
-_NOT_STREAMING = (
-    "tooltape: the fake {dialect} provider serves streamed turns, but request #{number} did "
-    'not ask for a stream (no "stream": true in its body). Stream the call: model.stream(...), '
-    "streaming=True on a LangChain chat model, or stream=True on the SDK call."
-)
-
-
-def _asks_for_stream(request: ProviderRequest) -> bool:
-    try:
-        body = request.json()
-    except ValueError:
-        return False
-    return isinstance(body, dict) and body.get("stream") is True
-
-
 def _default_base_url(dialect_name: str) -> str | None:
     from tooltape.fake_providers.dialects.openai_compatible._profiles import PROFILES
 
@@ -104,17 +92,6 @@ def _default_base_url(dialect_name: str) -> str | None:
 def _host_port(url: str) -> tuple[str, int | None]:
     parts = urlsplit(url)
     return (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(parts.scheme)
-
-
-def _path_pattern(path: str) -> re.Pattern[str]:
-    """Match ``path`` as a suffix, without its version segment; ``{name}`` matches any text.
-
-    A placeholder may span slashes: Bedrock model ids can be ARNs
-    (``.../application-inference-profile/abc``), which arrive percent-decoded.
-    """
-    core = re.sub(r"^/v\d+[a-z0-9]*(?=/)", "", path)
-    pieces = re.split(r"\{[^}/]+\}", core)
-    return re.compile(".+".join(re.escape(piece) for piece in pieces) + "$")
 
 
 class FakeProvider:
@@ -151,7 +128,8 @@ class FakeProvider:
             )
         self.base_url: str = (base_url or default or "").rstrip("/")
         self.host, self.port = _host_port(self.base_url)
-        self._path = _path_pattern(self.dialect.path)
+        paths = (self.dialect.path, self.dialect.complete_path)
+        self._paths = tuple(path_pattern(path) for path in paths if path is not None)
         self._turns: list[Turn] = []
         self._played = 0
         self._lock = threading.Lock()
@@ -212,7 +190,8 @@ class FakeProvider:
         )
         if quirks:
             label += f" with {', '.join(str(q) for q in quirks)}"
-        self._turns.append(Turn(wire, label))
+        planned = plan.plan if isinstance(plan, PlannedStream) else plan
+        self._turns.append(Turn(wire, label, planned if isinstance(planned, Plan) else None))
         return self
 
     then = stream
@@ -288,7 +267,7 @@ class FakeProvider:
         """
         if host is not None and (host.lower(), port) != (self.host, self.port):
             return False
-        return self._path.search(path) is not None
+        return any(pattern.search(path) for pattern in self._paths)
 
     @property
     def route(self) -> str:
@@ -327,16 +306,6 @@ class FakeProvider:
             if rejection is not None:
                 self._log(self.rejected, (request, rejection))
                 return json_wire(rejection.status, rejection.body, rejection.headers)
-            if self.dialect.stream_flag and not _asks_for_stream(request):
-                self._log(
-                    self._turnless,
-                    f"request #{number} ({request.method} {request.path}) did not ask for a stream",
-                )
-                return _tooltape_error(
-                    400,
-                    "tooltape_not_streaming",
-                    _NOT_STREAMING.format(dialect=self.dialect.name, number=number),
-                )
             if self._played == len(self._turns):
                 self._log(self.unexpected, request)
                 self._log(
@@ -352,10 +321,26 @@ class FakeProvider:
                 )
             turn = self._turns[self._played]
             self._played += 1
-            if turn.wire.status == 200:  # assert_merge on the message draws these lanes
-                body, parse = turn.wire.body, self.dialect.parse
+            wire = turn.wire
+            if wire.status == 200 and not self.dialect.wants_stream(request):
+                wire = self._completion(turn, request)
+            if wire.status == 200:  # assert_merge on the message draws these lanes
+                body, parse = wire.body, self.dialect.parse
                 remember_served(lambda: parse(body))
-            return turn.wire
+            return wire
+
+    def _completion(self, turn: Turn, request: ProviderRequest) -> Wire:
+        """The provider's JSON body for a turn asked for without streaming.
+
+        A plan's body holds its calls and text as planned (stream quirks are
+        wire artefacts, not part of the answer); a wire given as is holds the
+        calls its stream merges to.
+        """
+        plan = turn.plan
+        if plan is None:
+            merged = reference_merge(self.dialect.parse(turn.wire.body))
+            plan = plan_of_calls(merged.calls())
+        return self.dialect.completion_wire(self.dialect.complete(plan, request))
 
     def assert_all_played(self) -> None:
         """Fail when a scripted turn was not served or a request found no turn left.

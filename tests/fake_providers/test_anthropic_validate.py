@@ -191,9 +191,10 @@ def test_id_pattern_is_checked_before_pairing(messages, expected):
     assert error_message(messages) == expected
 
 
-def test_non_message_bodies_are_not_our_business():
+def test_an_empty_body_passes_and_an_empty_object_misses_its_fields():
     assert DIALECT.validate(ProviderRequest(method="POST", path="/v1/messages", body=b"")) is None
-    assert DIALECT.validate(ProviderRequest(method="POST", path="/v1/messages", body=b"{}")) is None
+    error = DIALECT.validate(ProviderRequest(method="POST", path="/v1/messages", body=b"{}"))
+    assert error is not None and error.message == "model: Field required"  # test_request_validation
 
 
 # --- real clients receive the error ---------------------------------------------------------

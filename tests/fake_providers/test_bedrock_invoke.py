@@ -250,7 +250,7 @@ def test_bundled_scenarios_parse_equals_chat_bedrock(serve, scenario):
 def test_boto3_yields_every_chunk_with_the_anthropic_event_inside(serve, plan_name, quirks):
     wire = DIALECT.render(PLANS[plan_name], quirks, seed=5)
     _, runtime, _, _ = serve(wire)
-    body = json.dumps({"anthropic_version": "bedrock-2023-05-31", "messages": []})
+    body = json.dumps({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 64, "messages": []})
     response = runtime.invoke_model_with_response_stream(modelId=MODEL, body=body)
     events = [json.loads(event["chunk"]["bytes"]) for event in response["body"]]
     assert events == inner_events(wire.body)

@@ -140,6 +140,7 @@ def test_ids_with_dots_and_colons_are_fine_on_converse_but_not_for_claude_on_inv
     assert converse_error(body(USER, use("functions.f:0"), result("functions.f:0"))) is None
     anthropic_body = {
         "anthropic_version": "bedrock-2023-05-31",
+        "max_tokens": 64,
         "messages": [
             {"role": "user", "content": "hi"},
             {
@@ -189,11 +190,13 @@ def test_a_well_paired_history_passes():
 
 def test_invoke_passes_claudes_text_through_unwrapped():
     anthropic_body = {
+        "anthropic_version": "bedrock-2023-05-31",
+        "max_tokens": 64,
         "messages": [
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f"}]},
             {"role": "user", "content": "and?"},
-        ]
+        ],
     }
     request = ProviderRequest("POST", "/model/m/invoke-with-response-stream")
     error = INVOKE.validate(

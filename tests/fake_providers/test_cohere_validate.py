@@ -71,9 +71,10 @@ def test_paired_histories_are_accepted(messages: list[Any]) -> None:
     assert validate(messages) is None
 
 
-@pytest.mark.parametrize("body", [b"", b'{"model": "x"}'])
-def test_bodies_without_a_message_list_are_left_alone(body: bytes) -> None:
-    assert DIALECT.validate(ProviderRequest("POST", "/v2/chat", {}, body)) is None
+def test_an_empty_body_is_left_alone_and_one_without_messages_is_refused() -> None:
+    assert DIALECT.validate(ProviderRequest("POST", "/v2/chat", {}, b"")) is None
+    error = DIALECT.validate(ProviderRequest("POST", "/v2/chat", {}, b'{"model": "x"}'))
+    assert error is not None and error.message == "invalid request: messages is required"
 
 
 @pytest.mark.parametrize("body", [b"not json", b"[1]", b'{"messages": "x"}'])

@@ -98,8 +98,11 @@ def test_broken_histories_get_gemini_400(contents, message):
     assert error.message == message
 
 
-def test_bodies_without_contents_are_not_judged():
-    assert DIALECT.validate(ProviderRequest("POST", PATH, body=b'{"model": "x"}')) is None
+def test_an_empty_body_is_not_judged_and_one_without_contents_is_refused():
+    assert DIALECT.validate(ProviderRequest("POST", PATH, body=b"")) is None
+    error = DIALECT.validate(ProviderRequest("POST", PATH, body=b'{"model": "x"}'))
+    assert error is not None  # the text: test_request_validation.py
+    assert error.message == "* GenerateContentRequest.contents: contents is not specified\n"
 
 
 @pytest.mark.parametrize("record", corpus_params("gemini"))

@@ -100,12 +100,10 @@ def test_dropped_tool_result_gets_the_providers_real_400(dialect):
     assert text in str(error.value)
 
 
-def test_a_non_streaming_call_gets_a_clear_error_and_keeps_the_turn():
+def test_a_non_streaming_call_plays_the_turn_as_one_json_body():
     provider = FakeProvider("openai_chat").stream(CALLS)
     with patch_httpx2(provider) as transport:
         model = ChatOpenAI(model="gpt-4o", api_key="sk-test", max_retries=0)
-        with pytest.raises(openai.BadRequestError, match="did not ask for a stream"):
-            model.invoke("hi")
-        assert provider.played == 0
-        with pytest.raises(AssertionError, match=r"request #1 .* did not ask for a stream"):
-            transport.assert_all_played()
+        message = model.invoke("hi")
+        transport.assert_all_played()
+    assert [call["name"] for call in message.tool_calls] == [c.name for c in CALLS.calls]

@@ -1,7 +1,7 @@
 """The ollama dialect's request checks, through the ollama client and ChatOllama.
 
 Ollama checks no tool pairing; it rejects only bodies its chat handler cannot
-bind. tooltape adds one 400 of its own, for ``"stream": false``.
+bind; ``"stream": false`` is a valid request (test_nonstreaming.py serves it).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from langchain_ollama import ChatOllama
 
 from tooltape.fake_providers import FakeProvider, ProviderRequest, patch_httpx
 from tooltape.fake_providers.dialects.ollama._dialect import OllamaDialect
-from tooltape.fake_providers.dialects.ollama._validate import NOT_STREAMING
 from tooltape.harness import Plan
 
 DIALECT = OllamaDialect()
@@ -45,7 +44,6 @@ def request(body: bytes) -> ProviderRequest:
         (b'{"messages": []}', "model is required"),
         (b'{"model": ""}', "model is required"),
         (b"null", "model is required"),
-        (b'{"model": "m", "stream": false}', NOT_STREAMING),
     ],
 )
 def test_malformed_bodies_get_ollamas_400(body: bytes, message: str) -> None:
@@ -59,6 +57,7 @@ def test_malformed_bodies_get_ollamas_400(body: bytes, message: str) -> None:
     [
         {"model": "m", "messages": []},
         {"model": "m", "messages": [], "stream": True},
+        {"model": "m", "messages": [], "stream": False},
         # a dangling call and an orphan result: Ollama renders them into the prompt as they are
         {
             "model": "m",
@@ -71,14 +70,6 @@ def test_malformed_bodies_get_ollamas_400(body: bytes, message: str) -> None:
 )
 def test_any_bindable_streamed_request_is_accepted(body: dict[str, Any]) -> None:
     assert DIALECT.validate(request(json.dumps(body).encode())) is None
-
-
-def test_ollama_client_raises_response_error_for_a_non_streamed_request() -> None:
-    provider = FakeProvider(DIALECT, base_url=BASE).stream(PLAN)
-    with patch_httpx(provider), pytest.raises(ollama.ResponseError) as caught:
-        ollama.Client(host=BASE).chat(model="m", messages=[], stream=False)
-    assert (caught.value.status_code, caught.value.error) == (400, NOT_STREAMING)
-    assert provider.played == 0 and len(provider.rejected) == 1
 
 
 def test_a_body_without_model_gets_ollamas_error_shape_over_http() -> None:

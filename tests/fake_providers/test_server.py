@@ -173,7 +173,9 @@ def test_close_mid_event_reaches_plain_httpx_as_its_read_error() -> None:
     with (
         serve_in_thread(provider) as url,
         httpx.Client() as client,
-        client.stream("POST", f"{url}/v1/chat/completions", json={"stream": True}) as response,
+        client.stream(
+            "POST", f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
+        ) as response,
     ):
         received: list[bytes] = []
         with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked read"):
@@ -186,10 +188,14 @@ def test_a_client_hanging_up_mid_stream_ends_the_stream_quietly(server_logs: Any
     provider = FakeProvider("openai_chat").stream(big).stream(PLAN)
     app = FakeProviderApp(provider)
     with serve_in_thread(app) as url, httpx.Client() as client:
-        with client.stream("POST", f"{url}/v1/chat/completions", json={"stream": True}) as response:
+        with client.stream(
+            "POST", f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
+        ) as response:
             first = next(response.iter_raw())
         # The socket buffers cannot hold 26 MB: the server was still sending at the hang-up.
-        after = client.post(f"{url}/v1/chat/completions", json={"stream": True})
+        after = client.post(
+            f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
+        )
     assert first.startswith(b"data: xxx")
     assert after.status_code == 200
     assert app.client_disconnects == 1
@@ -284,6 +290,8 @@ def test_the_ipv6_loopback_is_served() -> None:
         pytest.skip("no IPv6 loopback on this machine")
     provider = FakeProvider("openai_chat").stream(PLAN)
     with serve_in_thread(provider, host="::1") as url:
-        response = httpx.post(f"{url}/v1/chat/completions", json={"stream": True})
+        response = httpx.post(
+            f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
+        )
     assert url.startswith("http://[::1]:")
     assert response.content == provider.turns[0].wire.body

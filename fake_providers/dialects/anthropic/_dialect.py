@@ -50,15 +50,28 @@ from langchain_core.messages.tool import tool_call_chunk
 from pydantic import Field
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._complete import (
+    anthropic_message,
+    anthropic_message_deltas,
+)
 from tooltape.fake_providers.dialects.anthropic._validate import (
     anthropic_body_error,
     validate_anthropic_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
+from tooltape.harness import (
+    Deltas,
+    Plan,
+    PlannedStream,
+    Quirk,
+    Stage,
+    TooltapeUsageError,
+    stream_plan,
+)
 
 __all__ = [
     "AnthropicInputOnBlockStart",
@@ -428,8 +441,11 @@ class AnthropicMessagesDialect(Dialect):
         on it raises ``AttributeError``; with ``betas`` set it would not). Data that
         is not JSON raises ``ValueError``, as in the SDK. The empty
         ``chunk_position="last"`` chunk langchain-core adds when no stop reason came
-        is not the adapter's and is left out.
+        is not the adapter's and is left out. A non-streamed Message body gives one
+        message of whole calls.
         """
+        if (document := json_document(body)) is not None:
+            return anthropic_message_deltas(document)
         deltas: Deltas = []
         open_type: str | None = None
         for name, data in _sdk_events(body):
@@ -446,6 +462,10 @@ class AnthropicMessagesDialect(Dialect):
             if message is not None:
                 deltas.append(message)
         return deltas
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The Message the API sends for ``plan`` without streaming."""
+        return anthropic_message(self.events(stream_plan(plan, (), seed=0), ()))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Anthropic's 400 for a history with broken tool pairing, else ``None``.

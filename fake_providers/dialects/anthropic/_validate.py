@@ -54,6 +54,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._choice import anthropic_request_problem
 
 __all__ = ["anthropic_body_error", "anthropic_pairing_error", "validate_anthropic_request"]
 
@@ -98,6 +99,8 @@ def validate_anthropic_request(request: ProviderRequest) -> ProviderError | None
     problem = problem or field_problem(body, ANTHROPIC_FIELDS)
     if problem is not None:
         return anthropic_body_error(problem)
+    if isinstance(body, dict) and (message := anthropic_request_problem(body)):
+        return _error(message)
     message = anthropic_pairing_error(body)
     return None if message is None else _error(message)
 

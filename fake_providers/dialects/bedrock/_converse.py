@@ -46,9 +46,14 @@ from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.dialects.bedrock._complete import (
+    converse_completion,
+    converse_completion_deltas,
+)
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     encode_eventstream_message,
@@ -58,7 +63,15 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_converse_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
+from tooltape.harness import (
+    Deltas,
+    Plan,
+    PlannedStream,
+    Quirk,
+    Stage,
+    TooltapeUsageError,
+    stream_plan,
+)
 
 __all__ = [
     "STREAM_ERROR",
@@ -314,6 +327,7 @@ class BedrockConverseDialect(BedrockDialect):
         ("delta.toolUse.input", "str"),
     )
     path = "/model/{modelId}/converse-stream"
+    complete_path = "/model/{modelId}/converse"
     event_quirks: ClassVar[dict[str, str | None]] = {
         "no_empty_tool_input": None,
         "no_tool_use_type": None,
@@ -330,8 +344,17 @@ class BedrockConverseDialect(BedrockDialect):
         return [ProviderEvent(data, name) for name, data in _ConverseEvents(stream, quirks).build()]
 
     def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks ``ChatBedrockConverse.stream`` yields (see ``parse_converse``)."""
+        """The tool-call chunks ``ChatBedrockConverse.stream`` yields (see ``parse_converse``).
+
+        A non-streamed ``ConverseResponse`` body gives one message of whole calls.
+        """
+        if (document := json_document(body)) is not None:
+            return converse_completion_deltas(document)
         return parse_converse(body)
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The ``ConverseResponse`` Bedrock sends for ``plan`` (``Converse``)."""
+        return converse_completion(self.events(stream_plan(plan, (), seed=0), ()))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Bedrock's 400 for a Converse history with broken tool pairing, else ``None``.

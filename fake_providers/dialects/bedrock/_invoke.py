@@ -33,9 +33,12 @@ from random import Random
 from typing import Any, ClassVar
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
 from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.bedrock._complete import invoke_completion
 from tooltape.fake_providers.dialects.bedrock._converse import (
     INPUT_TOKENS,
     STREAM_ERROR,
@@ -48,7 +51,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.harness import Deltas, PlannedStream, Quirk
+from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, stream_plan
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -115,6 +118,7 @@ class BedrockInvokeDialect(BedrockDialect):
         ("bytes.delta.partial_json", "str"),
     )
     path = "/model/{modelId}/invoke-with-response-stream"
+    complete_path = "/model/{modelId}/invoke"
     extra_headers = (("x-amzn-bedrock-content-type", "application/json"),)
     event_quirks: ClassVar[dict[str, str | None]] = {
         "no_empty_partial_json": None,
@@ -143,8 +147,17 @@ class BedrockInvokeDialect(BedrockDialect):
         return out
 
     def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks ``ChatBedrock.stream`` yields (see ``parse_invoke``)."""
+        """The tool-call chunks ``ChatBedrock.stream`` yields (see ``parse_invoke``).
+
+        A non-streamed Message body (``InvokeModel``) gives one message of whole calls.
+        """
+        if (document := json_document(body)) is not None:
+            return anthropic_message_deltas(document)
         return parse_invoke(body)
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The Anthropic Message Bedrock's ``InvokeModel`` returns for ``plan``."""
+        return invoke_completion(self.events(stream_plan(plan, (), seed=0), ()))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Claude's 400 for an Anthropic history with broken tool pairing, else ``None``.

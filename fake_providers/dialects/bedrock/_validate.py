@@ -33,6 +33,14 @@ below and answers with the first problem (texts: QUIRKS.md §H, Bedrock rows):
    following tool_use blocks must begin with a matching number of tool_result
    blocks.`` (https://github.com/langchain-ai/langchain-aws/issues/451).
 
+Before those, a ``toolConfig`` that cannot honour its ``toolChoice`` is answered
+(:mod:`._choice` lists the texts and their sources).
+
+Invoke checks Claude's required keys first, with Bedrock's schema text
+``Malformed input request: #: required key [max_tokens] not found, please
+reformat your input and try again.`` (the form of the wrong-type text below),
+then Claude's ``tool_choice`` rules.
+
 Invoke (``/model/{modelId}/invoke-with-response-stream``) with an Anthropic
 Messages body gets Claude's own text unwrapped (the checks of
 :mod:`tooltape.fake_providers.dialects.anthropic._validate`):
@@ -64,10 +72,12 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.dialects.anthropic._choice import anthropic_choice_problem
 from tooltape.fake_providers.dialects.anthropic._validate import (
     ANTHROPIC_FIELDS,
     anthropic_pairing_error,
 )
+from tooltape.fake_providers.dialects.bedrock._choice import converse_choice_problem
 
 __all__ = [
     "VALIDATION_ERROR_TYPE",
@@ -122,7 +132,9 @@ _INVOKE_TYPES = {
     "stream": "Boolean",
     "max_tokens": "Integer",
 }
-_MODEL_ID = re.compile(r"/model/(.+)/(?:converse-stream|converse|invoke-with-response-stream)$")
+_MODEL_ID = re.compile(
+    r"/model/(.+)/(?:converse-stream|converse|invoke-with-response-stream|invoke)$"
+)
 
 
 def bedrock_error_wire(error: ProviderError, error_type: str = VALIDATION_ERROR_TYPE) -> Wire:
@@ -194,8 +206,24 @@ def validate_invoke_request(request: ProviderRequest) -> ProviderError | None:
     problem = problem or field_problem(body, ANTHROPIC_FIELDS)
     if problem is not None:
         return bedrock_body_error(problem, invoke=True)
+    if isinstance(body, dict) and (text := _invoke_problem(body)):
+        return _rejection(text)
     message = anthropic_pairing_error(body)
     return _rejection(message) if message else None
+
+
+_INVOKE_REQUIRED = ("anthropic_version", "max_tokens", "messages")
+
+
+def _invoke_problem(body: dict[str, Any]) -> str | None:
+    """A missing required key (Bedrock's schema text), then Claude's ``tool_choice`` checks."""
+    for key in _INVOKE_REQUIRED:
+        if key not in body:
+            return (
+                f"Malformed input request: #: required key [{key}] not found, please reformat "
+                "your input and try again."
+            )
+    return anthropic_choice_problem(body)
 
 
 def converse_error(body: object, *, model_id: str = "") -> str | None:
@@ -205,7 +233,11 @@ def converse_error(body: object, *, model_id: str = "") -> str | None:
         body: The parsed JSON body (``messages``, ``toolConfig``...).
         model_id: The model id from the URL; Claude's own checks run for Anthropic models.
     """
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+    if not isinstance(body, dict):
+        return None
+    if problem := converse_choice_problem(body):
+        return problem
+    if not isinstance(body.get("messages"), list):
         return None
     messages = [m if isinstance(m, dict) else {} for m in body["messages"]]
     contents = [_blocks(message) for message in messages]

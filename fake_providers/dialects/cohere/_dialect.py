@@ -43,15 +43,20 @@ from random import Random
 from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.cohere._complete import (
+    cohere_completion,
+    cohere_completion_deltas,
+)
 from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
 from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, TooltapeUsageError
+from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, TooltapeUsageError, stream_plan
 
 __all__ = ["CohereV2Dialect"]
 
@@ -213,9 +218,16 @@ class CohereV2Dialect(Dialect):
 
         Its tool chunks carry deterministic stand-ins for the random ids the adapter
         mints per fragment; ``read_cohere_stream(body, mode="astream")`` gives what
-        ``.astream()`` yields instead, and whether either raised.
+        ``.astream()`` yields instead, and whether either raised. A non-streamed
+        ``ChatResponse`` body gives one message of whole calls.
         """
+        if (document := json_document(body)) is not None:
+            return cohere_completion_deltas(document)
         return read_cohere_stream(body).deltas
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The ``ChatResponse`` Cohere sends for ``plan`` without streaming."""
+        return cohere_completion(self.events(stream_plan(plan, (), seed=0), ()))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Cohere's 400 for calls left without results, else ``None``."""

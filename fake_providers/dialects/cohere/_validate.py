@@ -20,6 +20,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.cohere._choice import cohere_request_problem
 
 __all__ = ["MISSING_RESULTS", "cohere_body_error", "validate_cohere_request"]
 
@@ -46,6 +47,8 @@ def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
     problem = problem or field_problem(body, _FIELDS)
     if problem is not None:
         return cohere_body_error(problem)
+    if isinstance(body, dict) and (text := cohere_request_problem(body)):
+        return ProviderError(400, {"message": text})
     messages = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(messages, list):
         return None

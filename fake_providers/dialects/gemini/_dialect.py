@@ -51,9 +51,11 @@ from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
+from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
     GeminiModel,
     LowerFinalPromptCount,
@@ -66,7 +68,15 @@ from tooltape.fake_providers.dialects.gemini._validate import (
     gemini_body_error,
     validate_gemini_request,
 )
-from tooltape.harness import Deltas, Fragment, PlannedStream, Quirk, TooltapeUsageError
+from tooltape.harness import (
+    Deltas,
+    Fragment,
+    Plan,
+    PlannedStream,
+    Quirk,
+    TooltapeUsageError,
+    stream_plan,
+)
 
 __all__ = ["MODEL", "GeminiDialect"]
 
@@ -270,6 +280,8 @@ class GeminiDialect(Dialect):
 
     name = "gemini"
     path = "/v1beta/models/{model}:streamGenerateContent"
+    complete_path = "/v1beta/models/{model}:generateContent"
+    completion_media_type = "application/json; charset=UTF-8"
     framing = "sse"
     event_shape = (
         ("candidates", "list"),
@@ -303,9 +315,21 @@ class GeminiDialect(Dialect):
 
         Ids the adapter generates (calls without one on the wire) are replaced by
         deterministic stand-ins; :func:`~.read_gemini_stream`
-        lists them and says whether, and how, the stream raised.
+        lists them and says whether, and how, the stream raised. A body
+        recorded without ``alt=sse`` (a JSON array of responses) and the
+        ``:generateContent`` answer (one response) are read too.
         """
+        if (document := json_document(body)) is not None:
+            return read_gemini_json(document, body).deltas
         return read_gemini_stream(body).deltas
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The ``GenerateContentResponse`` of ``:generateContent`` for ``plan``."""
+        return gemini_completion(self.events(stream_plan(plan, (), seed=0), ()))
+
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """Pretty-printed with a two-space indent, as Google's front end writes JSON."""
+        return json.dumps(body, indent=2, ensure_ascii=False).encode()
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Gemini's 400 for a broken function call / response history, else ``None``."""

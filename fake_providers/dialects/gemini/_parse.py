@@ -48,7 +48,7 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import Deltas
 
-__all__ = ["GeminiStreamReading", "generated_id", "read_gemini_stream"]
+__all__ = ["GeminiStreamReading", "generated_id", "read_gemini_json", "read_gemini_stream"]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _MERGEABLE_BLOCKS = frozenset({"text", "thinking"})
@@ -102,6 +102,31 @@ def read_gemini_stream(body: bytes) -> GeminiStreamReading:
     try:
         for segment in _sdk_segments(body):
             reader.read(segment)
+    except _ApiError as error:
+        return reader.reading(str(error))
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        return reader.reading(f"{type(error).__name__}: {error}")
+    return reader.reading(None)
+
+
+def read_gemini_json(document: object, body: bytes = b"") -> GeminiStreamReading:
+    """Read a Gemini body that is one JSON document, payload by payload.
+
+    ``streamGenerateContent`` without ``alt=sse`` answers one JSON array of
+    responses (the REST default; clients that read it with a JSON parser, and
+    their recordings, see this), and ``:generateContent`` one response. Each
+    response is read as the adapter reads one streamed payload. google-genai
+    itself always asks for ``alt=sse``, so on an array its stream reader
+    raises (:func:`read_gemini_stream` says so); this is what the array holds.
+
+    Args:
+        document: The parsed body: an array of responses or one response.
+        body: The raw bytes (seed of the stand-in ids).
+    """
+    reader = _AdapterReader(body)
+    try:
+        for payload in document if isinstance(document, list) else [document]:
+            reader.read(json.dumps(payload))
     except _ApiError as error:
         return reader.reading(str(error))
     except (ValueError, TypeError, KeyError, AttributeError) as error:

@@ -20,6 +20,9 @@ parts. Walking ``contents`` in order, the first broken rule answers:
   function response parts is equal to the number of function call parts of the
   function call turn.`` (gemini-cli#4217, #16415).
 
+A missing ``contents`` and an unusable function-calling config are answered
+first (:mod:`._choice` lists the texts and their sources).
+
 A call turn that ends the history is accepted (the model is asked to go on).
 Ids are not compared: Gemini pairs responses by position and name, and 2.x
 models send no ids. The trailing period of the second text and the zero-count
@@ -40,6 +43,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.gemini._choice import gemini_request_problem
 
 __all__ = [
     "CALL_TURN_ORDER",
@@ -87,7 +91,11 @@ def validate_gemini_request(request: ProviderRequest) -> ProviderError | None:
     problem = problem or field_problem(body, _FIELDS)
     if problem is not None:
         return gemini_body_error(problem)
-    if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+    if not isinstance(body, dict):
+        return None
+    if message := gemini_request_problem(body):
+        return _error(message)
+    if not isinstance(body.get("contents"), list):
         return None
     previous: str | None = None
     calls = 0

@@ -45,12 +45,21 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
 from tooltape.fake_providers.dialects.ollama._validate import (
     ollama_body_error,
     validate_ollama_request,
 )
-from tooltape.harness import Deltas, PlannedStream, Quirk, Stage, TooltapeUsageError
+from tooltape.harness import (
+    Deltas,
+    Plan,
+    PlannedStream,
+    Quirk,
+    Stage,
+    TooltapeUsageError,
+    stream_plan,
+)
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
 
@@ -226,6 +235,7 @@ class OllamaDialect(Dialect):
         ("message.tool_calls[].function.index", "int"),
     )
     media_type = "application/x-ndjson"
+    completion_media_type = "application/json; charset=utf-8"
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """Lines for the planned stream: thinking, text, whole tool calls, the done line.
@@ -250,6 +260,10 @@ class OllamaDialect(Dialect):
         lines.done(_DONE_REASONS[stream.finish], written)
         return lines.out
 
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """The non-streamed answer as Go's ``json.Marshal`` writes it (no trailing newline)."""
+        return go_json(body).encode()
+
     def frame(self, event: ProviderEvent) -> bytes:
         """One line, serialised as Ollama's Go server does."""
         return (go_json(event.data) + "\n").encode()
@@ -259,8 +273,13 @@ class OllamaDialect(Dialect):
 
         Ids are deterministic stand-ins for ChatOllama's random ``uuid4()``; use
         :func:`read_ollama_stream` to learn whether, and how, the stream raised.
+        A non-streamed answer is one line of the same shape, read alike.
         """
         return read_ollama_stream(body).deltas
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The one JSON object Ollama answers for ``plan`` with ``"stream": false``."""
+        return ollama_completion(self.events(stream_plan(plan, (), seed=0), ()))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` unless the body is malformed or asks for no stream (see the module doc)."""

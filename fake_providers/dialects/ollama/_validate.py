@@ -1,4 +1,4 @@
-"""What Ollama's ``/api/chat`` rejects, and the 400 tooltape sends for ``"stream": false``.
+"""What Ollama's ``/api/chat`` rejects.
 
 Ollama checks no tool pairing (QUIRKS.md §H has no Ollama row): a history with
 a dangling call or an orphan ``tool`` message is rendered into the prompt as it
@@ -13,9 +13,8 @@ the unmarshal text. :func:`ollama_body_error` answers a body over the server's
 size limit (Go's ``http: request body too large``, 413) or one that never
 finished arriving (tooltape's text, 408) in the same shape.
 
-Ollama streams unless the body says ``"stream": false``; tooltape serves only
-streamed turns, so such a request gets a 400 in the same shape whose text says
-why and what to change, which the ollama client raises as ``ResponseError``.
+A body with ``"stream": false`` is valid: it gets the whole answer as one JSON
+object (:mod:`tooltape.fake_providers.dialects.ollama._complete`).
 """
 
 from __future__ import annotations
@@ -26,20 +25,13 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
-__all__ = ["NOT_STREAMING", "ollama_body_error", "validate_ollama_request"]
-
-NOT_STREAMING = (
-    'tooltape: the fake ollama provider serves streamed turns, but this request sent "stream": '
-    "false. Let the client stream: ChatOllama streams by default (drop stream=False or "
-    "disable_streaming), and the ollama client streams with chat(..., stream=True)."
-)
-"""The error text for a request that turns streaming off."""
+__all__ = ["ollama_body_error", "validate_ollama_request"]
 
 _GO_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "bool"}
 
 
 def validate_ollama_request(request: ProviderRequest) -> ProviderError | None:
-    """Ollama's 400 for a body its chat handler cannot bind, or tooltape's for no stream.
+    """Ollama's 400 for a body its chat handler cannot bind.
 
     Args:
         request: The request as the fake provider received it.
@@ -68,8 +60,6 @@ def validate_ollama_request(request: ProviderRequest) -> ProviderError | None:
         return _error(_unmarshal(field, messages))
     if not model:
         return _error("model is required")
-    if body.get("stream") is False:
-        return _error(NOT_STREAMING)
     return None
 
 

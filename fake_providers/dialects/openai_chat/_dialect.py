@@ -34,11 +34,16 @@ from typing import Any, ClassVar, Literal
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._complete import (
+    chat_completion,
+    chat_completion_deltas,
+)
 from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
-from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
+from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._stored import stored_chunks
 
@@ -405,8 +410,20 @@ class OpenAIChatDialect(Dialect):
         """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
 
         Use :func:`read_chat_stream` to learn whether, and how, the stream raised.
+        A non-streamed chat completion body gives one message of whole calls.
         """
+        if (document := json_document(body)) is not None:
+            return chat_completion_deltas(document)
         return read_chat_stream(body).deltas
+
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
+        return json.dumps(body, indent=2, ensure_ascii=False).encode()
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The chat completion the API sends for ``plan`` without streaming."""
+        events = self.events(stream_plan(plan, (), seed=0), ())
+        return chat_completion(events, _usage(len(events)))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""

@@ -21,6 +21,9 @@ id wins), then the pairing walk over the history.
   one, as seen for ``messages[N].tool_calls[0].function.name``
   (https://github.com/continuedev/continue/issues/9784).
 
+A missing ``messages`` and a ``tool_choice`` the request cannot honour are
+answered first (:mod:`._choice` lists the texts and their sources).
+
 The ``param`` of a dangling call at the end of the history and the orphan reading
 of an unknown id are inferred, not captured.
 
@@ -38,6 +41,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._choice import chat_request_error
 
 __all__ = ["openai_body_error", "validate_chat_request"]
 
@@ -99,7 +103,11 @@ def validate_chat_request(request: ProviderRequest) -> ProviderError | None:
     problem = problem or field_problem(body, _CHAT_FIELDS)
     if problem is not None:
         return openai_body_error(problem)
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+    if not isinstance(body, dict):
+        return None
+    if rejection := chat_request_error(body):
+        return rejection
+    if not isinstance(body.get("messages"), list):
         return None
     messages: list[Any] = body["messages"]
     return _field_error(messages) or _pairing_error(messages)

@@ -31,18 +31,24 @@ with the ``response_failed`` quirk.
 from __future__ import annotations
 
 import base64
+import json
 import re
 import string
 from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_responses._complete import (
+    response_deltas,
+    response_object,
+)
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
 from tooltape.fake_providers.dialects.openai_responses._quirks import DIALECT, check_quirks
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.harness import PlannedStream, Quirk
+from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, stream_plan
 from tooltape.harness._fragments import Fragment
 
 __all__ = ["OpenAIResponsesDialect"]
@@ -91,7 +97,7 @@ class OpenAIResponsesDialect(Dialect):
         kinds = check_quirks(stream.quirks, quirks)
         return _Renderer(stream, kinds).render()
 
-    def parse(self, body: bytes) -> list[list[Any]]:
+    def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
 
         One list per ``AIMessageChunk`` of ``model.stream(...)``, including the
@@ -99,9 +105,20 @@ class OpenAIResponsesDialect(Dialect):
         stream ends without ``response.completed``/``response.incomplete``.
         Where the SDK or the adapter raises (an ``error`` event,
         ``response.failed``, bad JSON), the deltas are the messages yielded
-        before the exception.
+        before the exception. A non-streamed Response body gives one message of
+        whole calls.
         """
+        if (document := json_document(body)) is not None:
+            return response_deltas(document)
         return parse_responses_body(body)
+
+    def completion_bytes(self, body: dict[str, Any]) -> bytes:
+        """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
+        return json.dumps(body, indent=2, ensure_ascii=False).encode()
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The Response object the API sends for ``plan`` without streaming."""
+        return response_object(self.events(stream_plan(plan, (), seed=0), ()))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The Responses API's 400 for a function call without output, or an orphan output."""

@@ -30,6 +30,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._choice import responses_request_error
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 
 __all__ = ["validate_responses_request"]
@@ -43,7 +44,11 @@ def validate_responses_request(request: ProviderRequest) -> ProviderError | None
     problem = problem or field_problem(payload, _FIELDS)
     if problem is not None:
         return openai_body_error(problem)
-    if not isinstance(payload, dict) or not isinstance(payload.get("input"), list):
+    if not isinstance(payload, dict):
+        return None
+    if rejection := responses_request_error(payload):
+        return rejection
+    if not isinstance(payload.get("input"), list):
         return None
     items = [item for item in payload["input"] if isinstance(item, dict)]
     server_state = bool(payload.get("previous_response_id") or payload.get("conversation")) or any(
