@@ -18,13 +18,7 @@ from tooltape.fake_providers._chat_model import (
     FakeToolStreamingModel,
     ScriptedTurn,
 )
-from tooltape.fake_providers._dialect import (
-    Dialect,
-    ProviderEvent,
-    dialect_names,
-    get_dialect,
-    register_profile,
-)
+from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._differential import (
     DIFFERENTIAL_DIALECTS,
     AccumulatorResult,
@@ -47,6 +41,12 @@ from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx
 from tooltape.fake_providers._limits import ServerLimits
 from tooltape.fake_providers._profile import ProfileDialect
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, Turn, json_wire
+from tooltape.fake_providers._registry import (
+    dialect_names,
+    get_dialect,
+    register_dialect,
+    register_profile,
+)
 from tooltape.fake_providers._respx import add_respx_routes, patch_httpx
 from tooltape.fake_providers._server import serve_in_thread
 from tooltape.fake_providers._sse import (
@@ -307,6 +307,7 @@ __all__ = [
     "read_cohere_stream",
     "read_gemini_stream",
     "read_ollama_stream",
+    "register_dialect",
     "register_profile",
     "render_differential",
     "serve_in_thread",

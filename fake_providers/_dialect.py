@@ -8,7 +8,8 @@ API rejects and with what status and body (:meth:`Dialect.validate`).
 Framing and wire quirks are shared: :meth:`Dialect.render` is the template
 method that ties the steps together and should not be overridden.
 
-Subclasses register themselves by ``name``; :func:`get_dialect` finds them.
+The registry (:mod:`tooltape.fake_providers._registry`) lists the bundled dialects;
+:func:`~tooltape.fake_providers.register_dialect` adds a user's own.
 """
 
 from __future__ import annotations
@@ -22,12 +23,8 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
-from tooltape.harness._names import unknown_name
 
-__all__ = ["Dialect", "ProviderEvent", "dialect_names", "get_dialect", "register_profile"]
-
-_DIALECTS: dict[str, type[Dialect]] = {}
-_PROFILES: dict[str, tuple[str, tuple[Quirk, ...], str]] = {}
+__all__ = ["Dialect", "ProviderEvent"]
 
 
 @dataclass(frozen=True)
@@ -59,15 +56,6 @@ class Dialect(ABC):
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
     event_shape: ClassVar[EventShape] = ()
     """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("name")
-        if name is None:
-            return
-        if name in _DIALECTS:
-            raise TypeError(f"dialect {name!r} is registered twice")
-        _DIALECTS[name] = cls
 
     # -- what a subclass writes -------------------------------------------------------
 
@@ -134,64 +122,3 @@ class Dialect(ABC):
         return apply_wire_quirks(
             frames, wire_quirks, seed=seed, headers=(("content-type", self.media_type),)
         )
-
-
-def get_dialect(name: str) -> Dialect:
-    """Return the dialect (or profile) registered under ``name``.
-
-    Raises:
-        TooltapeUsageError: No dialect or profile has that name; the message lists them.
-    """
-    _load_builtin_dialects()
-    if name in _DIALECTS:
-        return _DIALECTS[name]()
-    if name in _PROFILES:
-        from tooltape.fake_providers._profile import ProfileDialect
-
-        base, quirks, description = _PROFILES[name]
-        return ProfileDialect(name, get_dialect(base), quirks, description)
-    raise unknown_name(
-        "dialect", name, dialect_names(profiles=True), plural="dialects and profiles"
-    )
-
-
-def dialect_names(*, profiles: bool = False) -> list[str]:
-    """The registered dialect names, sorted (with ``profiles=True``, the profiles too).
-
-    Names starting with ``_`` are private (a test's own dialect) and not listed.
-    """
-    _load_builtin_dialects()
-    names = {name for name in _DIALECTS if not name.startswith("_")}  # "_x": tests' own
-    if profiles:
-        names |= set(_PROFILES)
-    return sorted(names)
-
-
-def register_profile(
-    name: str, base: str, quirks: Iterable[Quirk | str | dict[str, Any]], description: str
-) -> None:
-    """Register an OpenAI-compatible server profile: a base dialect plus quirks."""
-    if name in _PROFILES or name in _DIALECTS:
-        raise TypeError(f"dialect or profile {name!r} is registered twice")
-    _PROFILES[name] = (base, tuple(parse_quirk(q) for q in quirks), description)
-
-
-def _load_builtin_dialects() -> None:
-    """Import the bundled dialect modules so they register (cheap after the first call)."""
-    import importlib
-
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
-
-
-_BUILTIN_MODULES: tuple[str, ...] = (
-    "tooltape.fake_providers.dialects.openai_chat._dialect",
-    "tooltape.fake_providers.dialects.openai_responses._dialect",
-    "tooltape.fake_providers.dialects.anthropic._dialect",
-    "tooltape.fake_providers.dialects.gemini._dialect",
-    "tooltape.fake_providers.dialects.ollama._dialect",
-    "tooltape.fake_providers.dialects.cohere._dialect",
-    "tooltape.fake_providers.dialects.bedrock._converse",
-    "tooltape.fake_providers.dialects.openai_compatible._profiles",
-)
-"""Modules that define the bundled dialects; importing one registers its dialect."""

@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages.tool import tool_call_chunk
 from openai.types.chat import ChatCompletionMessageParam
 
-from tooltape.fake_providers import Dialect, ProviderEvent, get_dialect
+from tooltape.fake_providers import Dialect, ProviderEvent, get_dialect, register_dialect
 from tooltape.fake_providers._httpx2_transport import patch_httpx2
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, json_wire
 from tooltape.fake_providers._sse import decode_sse
@@ -21,6 +21,7 @@ from tooltape.harness import Deltas, Plan, PlannedCall, PlannedStream, Quirk
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 
 
+@register_dialect
 class _EchoDialect(Dialect):
     """A test-only dialect: one SSE event per fragment, a templated path, a simple rule."""
 

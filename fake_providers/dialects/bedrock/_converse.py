@@ -343,7 +343,3 @@ class BedrockConverseDialect(BedrockDialect):
     def body_error(self, problem: BodyProblem) -> ProviderError:
         """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
         return bedrock_body_error(problem)
-
-
-# Importing the invoke dialect registers it with this module (the one _dialect loads).
-import tooltape.fake_providers.dialects.bedrock._invoke  # noqa: E402, F401
