@@ -15,7 +15,7 @@ The registry (:mod:`tooltape.fake_providers._registry`) lists the bundled dialec
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -23,6 +23,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
+from tooltape.harness._errors import TooltapeUsageError
 
 __all__ = ["Dialect", "ProviderEvent"]
 
@@ -38,7 +39,11 @@ class ProviderEvent:
 
 
 class Dialect(ABC):
-    """Base of every dialect. Subclasses set the class attributes and three methods.
+    """Base of every dialect. Subclasses declare the class attributes and write three methods.
+
+    The quirk declarations (``expresses``, ``cannot_express``, ``event_quirks``) are
+    enforced here, once, before :meth:`build_events` runs; a quirk nobody declared
+    is refused.
 
     Class attributes:
         name: the registry name (``openai_chat``).
@@ -56,12 +61,27 @@ class Dialect(ABC):
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
     event_shape: ClassVar[EventShape] = ()
     """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
+    expresses: ClassVar[frozenset[str]] = frozenset()
+    """The tool-chunk quirk kinds this wire can say; every other kind is refused."""
+    cannot_express: ClassVar[Mapping[str, str]] = {}
+    """Quirk kinds refused with the reason (tool-chunk kinds; other dialects' EVENTS kinds)."""
+    event_quirks: ClassVar[tuple[type[Quirk], ...]] = ()
+    """The EVENTS quirk classes (subclasses included) this dialect renders."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        both = cls.expresses & set(cls.cannot_express)
+        if both:
+            raise TypeError(f"{cls.__name__} both expresses and refuses {sorted(both)}")
 
     # -- what a subclass writes -------------------------------------------------------
 
     @abstractmethod
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
-        """The provider events for a planned stream, with the EVENTS-stage quirks applied."""
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The provider events for a planned stream, with the EVENTS-stage quirks applied.
+
+        Called by :meth:`events` once the quirks passed the dialect's declarations.
+        """
 
     @abstractmethod
     def parse(self, body: bytes) -> Deltas:
@@ -82,6 +102,28 @@ class Dialect(ABC):
         return openai_body_error(problem)
 
     # -- shared machinery -------------------------------------------------------------
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The provider events (final: subclasses write :meth:`build_events`).
+
+        Raises:
+            TooltapeUsageError: A tool-chunk quirk of ``stream`` or an EVENTS quirk that
+                this dialect does not declare it can express (see :mod:`._expressible`).
+        """
+        self.check_quirks([*stream.quirks, *quirks])
+        return self.build_events(stream, quirks)
+
+    def check_quirks(self, quirks: Iterable[Quirk]) -> None:
+        """Raise for the first quirk this dialect's declarations refuse (final).
+
+        Raises:
+            TooltapeUsageError: ``quirk Q cannot be rendered by dialect D: <reason>``.
+        """
+        from tooltape.fake_providers._expressible import refusal
+
+        message = refusal(self.name, self.expresses, self.cannot_express, self.event_quirks, quirks)
+        if message:
+            raise TooltapeUsageError(message)
 
     def frame(self, event: ProviderEvent) -> bytes:
         """Encode one event in this dialect's framing."""

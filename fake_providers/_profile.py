@@ -25,10 +25,13 @@ class ProfileDialect(Dialect):
         self.media_type = base.media_type  # type: ignore[misc]
         self.stream_flag = base.stream_flag  # type: ignore[misc]
         self.event_shape = base.event_shape  # type: ignore[misc]
+        self.expresses = base.expresses  # type: ignore[misc]
+        self.cannot_express = base.cannot_express  # type: ignore[misc]
+        self.event_quirks = base.event_quirks  # type: ignore[misc]
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """The base dialect's events."""
-        return self.base.events(stream, quirks)
+        return self.base.build_events(stream, quirks)
 
     def parse(self, body: bytes) -> Deltas:
         """The base dialect's reading."""

@@ -28,7 +28,7 @@ class _EchoDialect(Dialect):
     name = "_test_echo_provider"
     path = "/v1beta/models/{model}:streamEcho"
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         return [
             ProviderEvent({"name": f.name, "args": f.args, "id": f.id, "index": f.index})
             for message in stream.messages

@@ -41,13 +41,13 @@ import hashlib
 import json
 import string
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
@@ -58,7 +58,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_converse_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError
+from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage
 
 __all__ = [
     "STREAM_ERROR",
@@ -100,7 +100,25 @@ class BedrockNoToolUseType(Quirk):
     cites: ClassVar[str] = "§8; Claude 3 recordings in ../shared/corpus/bedrock"
 
 
-_INEXPRESSIBLE = {
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "interleave_calls",
+        "malformed_args",
+        "non_object_args",
+        "split_args",
+        "split_inside_escapes",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""The tool-chunk quirks a Bedrock wire says: all the argument-text quirks."""
+
+INEXPRESSIBLE = {
     "split_name": "the name rides whole on the tool block's start",
     "repeat_name": "the name rides once, on the tool block's start",
     "late_name": "the name rides on the tool block's start, before any argument",
@@ -115,39 +133,6 @@ _INEXPRESSIBLE = {
     "the plan to offset the tool blocks",
     "pack_fragments": "each event carries one delta, so there is nothing to pack",
 }
-
-
-def check_expressible(
-    dialect: str,
-    stream: PlannedStream,
-    event_quirks: Sequence[Quirk],
-    allowed: dict[str, str | None],
-) -> None:
-    """Raise for quirks a Bedrock wire cannot say.
-
-    Args:
-        dialect: The dialect name, for the message.
-        stream: The planned stream (its tool-chunk quirks are checked).
-        event_quirks: The EVENTS quirks asked for.
-        allowed: EVENTS quirk kinds this dialect knows, each with ``None`` (renders it)
-            or the reason it refuses it.
-
-    Raises:
-        TooltapeUsageError: Naming the quirk, the dialect and the reason.
-    """
-    for quirk in event_quirks:
-        if quirk.kind not in allowed:
-            kinds = ", ".join(sorted(k for k, why in allowed.items() if why is None))
-            raise TooltapeUsageError(
-                f"quirk {quirk} belongs to another dialect; {dialect} renders only these "
-                f"EVENTS quirks: {kinds}"
-            )
-        if allowed[quirk.kind]:
-            raise TooltapeUsageError(
-                f"quirk {quirk} cannot be rendered by dialect {dialect}: {allowed[quirk.kind]}"
-            )
-    refuse_inexpressible(stream, _INEXPRESSIBLE, dialect)
-    require_header_fields(stream, dialect)
 
 
 def padding(rng: Random) -> str:
@@ -204,6 +189,8 @@ class BedrockDialect(Dialect):
 
     framing = "eventstream"
     media_type = EVENTSTREAM_MEDIA_TYPE
+    expresses = EXPRESSES
+    cannot_express: ClassVar[Mapping[str, str]] = INEXPRESSIBLE
     extra_headers: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def frame(self, event: ProviderEvent) -> bytes:
@@ -314,19 +301,15 @@ class BedrockConverseDialect(BedrockDialect):
         ("delta.toolUse.input", "str"),
     )
     path = "/model/{modelId}/converse-stream"
-    event_quirks: ClassVar[dict[str, str | None]] = {
-        "no_empty_tool_input": None,
-        "no_tool_use_type": None,
-    }
+    event_quirks = (BedrockNoEmptyToolInput, BedrockNoToolUseType)
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).
 
         Raises:
-            TooltapeUsageError: A quirk cannot be said on this wire, or is another
-                dialect's EVENTS quirk.
+            TooltapeUsageError: A call's id or name is not on its block start.
         """
-        check_expressible(self.name, stream, quirks, self.event_quirks)
+        require_header_fields(stream, self.name)
         return [ProviderEvent(data, name) for name, data in _ConverseEvents(stream, quirks).build()]
 
     def parse(self, body: bytes) -> Deltas:

@@ -55,11 +55,14 @@ from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
+    EVENT_QUIRKS,
+    EXPRESSES,
+    INEXPRESSIBLE,
     GeminiModel,
     LowerFinalPromptCount,
     PartialArgs,
     SignatureOnlyPart,
-    check_expressible,
+    check_combinations,
     partial_parts,
 )
 from tooltape.fake_providers.dialects.gemini._validate import (
@@ -283,15 +286,17 @@ class GeminiDialect(Dialect):
         ("candidates[].content.parts[].functionCall.id", "str|null"),
     )
     media_type = "text/event-stream"
+    expresses = EXPRESSES
+    cannot_express = INEXPRESSIBLE
+    event_quirks = EVENT_QUIRKS
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """The frames for a planned stream (see the module docstring).
 
         Raises:
-            TooltapeUsageError: A quirk cannot be said on this wire, or is another
-                dialect's EVENTS quirk.
+            TooltapeUsageError: Two quirks this wire cannot say together.
         """
-        check_expressible(stream, quirks)
+        check_combinations(stream, quirks)
         ascii_only = any(getattr(q, "kind", "") == "ascii_escapes" for q in stream.quirks)
         return [
             ProviderEvent(json.dumps(data, separators=(",", ": "), ensure_ascii=ascii_only))

@@ -39,7 +39,6 @@ from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
-from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._lane_merge import plain_chunks
 
 __all__ = [
@@ -146,6 +145,36 @@ class ReasoningDeltas(ChatEventQuirk):
 
 
 # --- rendering --------------------------------------------------------------------------
+
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "changing_id",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "empty_string_continuations",
+        "id_on_every_chunk",
+        "index_offset",
+        "interleave_calls",
+        "late_id",
+        "late_name",
+        "malformed_args",
+        "missing_id",
+        "no_index",
+        "non_object_args",
+        "pack_fragments",
+        "repeat_name",
+        "shared_index",
+        "split_args",
+        "split_inside_escapes",
+        "split_name",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""Every tool-chunk quirk: a ``tool_calls`` entry has a key for each field, all optional."""
 
 _ALNUM = string.ascii_letters + string.digits
 _MODEL = "gpt-4o-mini-2024-07-18"
@@ -385,17 +414,16 @@ class OpenAIChatDialect(Dialect):
     stream_flag = True
     framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
+    expresses = EXPRESSES
+    event_quirks = (ChatEventQuirk,)
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """Chunks for the planned stream: role, text, tool calls, finish, usage, ``[DONE]``.
 
         Finish ``eof`` stops after the last fragment; ``error`` sends an error object
         inside the 200 stream (T3) instead of the finish chunk.
-
-        Raises:
-            TooltapeUsageError: A quirk is an EVENTS quirk of another dialect.
         """
-        kinds = _event_quirks(quirks)
+        kinds = {q.kind: q for q in quirks if isinstance(q, ChatEventQuirk)}
         events = _chunk_events(stream, kinds)
         for quirk in sorted(kinds.values(), key=lambda quirk: quirk.priority):
             events = quirk.rewrite_events(events, stream)
@@ -428,14 +456,3 @@ def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> li
         usage = _usage(len(deltas))
         events.append(ProviderEvent(envelope.chunk([], usage, last=True)))
     return [*events, ProviderEvent("[DONE]")]
-
-
-def _event_quirks(quirks: Sequence[Quirk]) -> dict[str, ChatEventQuirk]:
-    foreign = [q.kind for q in quirks if not isinstance(q, ChatEventQuirk)]
-    if foreign:
-        known = sorted(c.model_fields["kind"].default for c in ChatEventQuirk.__subclasses__())
-        raise TooltapeUsageError(
-            f"event quirk(s) {', '.join(foreign)} do not apply to the openai_chat dialect; "
-            f"its event quirks are: {', '.join(known)}"
-        )
-    return {q.kind: q for q in quirks if isinstance(q, ChatEventQuirk)}

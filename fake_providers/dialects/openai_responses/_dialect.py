@@ -40,7 +40,12 @@ from typing import Any
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
-from tooltape.fake_providers.dialects.openai_responses._quirks import DIALECT, check_quirks
+from tooltape.fake_providers.dialects.openai_responses._quirks import (
+    DIALECT,
+    EVENT_QUIRKS,
+    EXPRESSES,
+    NOT_EXPRESSIBLE,
+)
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
 from tooltape.harness import PlannedStream, Quirk
 from tooltape.harness._fragments import Fragment
@@ -80,16 +85,13 @@ class OpenAIResponsesDialect(Dialect):
         ("arguments", "str"),
     )
     media_type = "text/event-stream; charset=utf-8"
+    expresses = EXPRESSES
+    cannot_express = NOT_EXPRESSIBLE
+    event_quirks = EVENT_QUIRKS
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
-        """The Responses events for a planned stream, EVENTS quirks applied.
-
-        Raises:
-            TooltapeUsageError: A quirk this wire cannot express, or an event
-                quirk of another dialect.
-        """
-        kinds = check_quirks(stream.quirks, quirks)
-        return _Renderer(stream, kinds).render()
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The Responses events for a planned stream, EVENTS quirks applied."""
+        return _Renderer(stream, {quirk.kind for quirk in quirks}).render()
 
     def parse(self, body: bytes) -> list[list[Any]]:
         """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
