@@ -91,15 +91,13 @@ class Dialect(ABC):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` when the real API accepts the request, else its real status and body."""
 
+    @abstractmethod
     def body_error(self, problem: BodyProblem) -> ProviderError:
         """The provider's answer to a body it cannot bind (too large, never finished ...).
 
-        Servers call it before a body is whole; every built-in dialect answers in
-        its provider's error shape. The default is OpenAI's shape.
+        Servers call it before a body is whole; every dialect answers in its
+        provider's error shape.
         """
-        from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
-
-        return openai_body_error(problem)
 
     # -- shared machinery -------------------------------------------------------------
 

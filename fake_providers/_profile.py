@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
@@ -40,6 +41,10 @@ class ProfileDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The base dialect's request rules."""
         return self.base.validate(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """The base dialect's answer to a body it cannot bind."""
+        return self.base.body_error(problem)
 
     def render(
         self,

@@ -13,6 +13,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from openai.types.chat import ChatCompletionMessageParam
 
 from tooltape.fake_providers import Dialect, ProviderEvent, get_dialect, register_dialect
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._httpx2_transport import patch_httpx2
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, json_wire
 from tooltape.fake_providers._sse import decode_sse
@@ -43,6 +44,9 @@ class _EchoDialect(Dialect):
         if isinstance(payload, dict) and payload.get("reject"):
             return ProviderError(422, {"error": {"message": "rejected on purpose"}})
         return None
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        return ProviderError(400, {"error": {"message": problem.kind}})
 
 
 ECHO = "https://echo.test/v1beta/models/m1:streamEcho"

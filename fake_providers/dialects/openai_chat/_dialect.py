@@ -34,10 +34,14 @@ from typing import Any, ClassVar, Literal
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
+from tooltape.fake_providers.dialects.openai_chat._validate import (
+    openai_body_error,
+    validate_chat_request,
+)
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._lane_merge import plain_chunks
 
@@ -439,6 +443,10 @@ class OpenAIChatDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""
         return validate_chat_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """OpenAI's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return openai_body_error(problem)
 
 
 def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[ProviderEvent]:

@@ -37,8 +37,10 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
 from tooltape.fake_providers.dialects.openai_responses._quirks import (
     DIALECT,
@@ -108,6 +110,10 @@ class OpenAIResponsesDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The Responses API's 400 for a function call without output, or an orphan output."""
         return validate_responses_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """OpenAI's answer to a body it cannot bind, as for Chat Completions."""
+        return openai_body_error(problem)
 
 
 class _Renderer:
