@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
@@ -25,7 +25,32 @@ from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["Dialect", "ProviderEvent"]
+__all__ = ["Dialect", "EventQuirks", "ProviderEvent"]
+
+
+Q = TypeVar("Q", bound=Quirk)
+
+
+class EventQuirks(tuple[Quirk, ...]):
+    """The EVENTS quirks of one render, read by class: the one way a dialect reads them.
+
+    ``quirks.get(AnthropicPingEvents)`` is the quirk (typed) or ``None``;
+    ``quirks.has(NoUsageChunk)`` says whether it was asked for. By the time a
+    dialect's :meth:`Dialect.build_events` sees them, every one is of a class the
+    dialect declared in ``event_quirks``, and one per kind (the last asked for).
+    Quirks that rewrite finished events themselves (``ChatEventQuirk.rewrite_events``,
+    the OpenAI-compatible servers' quirks) are found the same way.
+    """
+
+    __slots__ = ()
+
+    def get(self, cls: type[Q]) -> Q | None:
+        """The first quirk that is a ``cls`` (subclasses included), or ``None``."""
+        return next((quirk for quirk in self if isinstance(quirk, cls)), None)
+
+    def has(self, cls: type[Quirk]) -> bool:
+        """Whether a quirk of class ``cls`` was asked for."""
+        return self.get(cls) is not None
 
 
 @dataclass(frozen=True)
@@ -77,10 +102,11 @@ class Dialect(ABC):
     # -- what a subclass writes -------------------------------------------------------
 
     @abstractmethod
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream, with the EVENTS-stage quirks applied.
 
-        Called by :meth:`events` once the quirks passed the dialect's declarations.
+        Called by :meth:`events` once the quirks passed the dialect's declarations;
+        read them with :meth:`EventQuirks.get` / :meth:`EventQuirks.has`.
         """
 
     @abstractmethod
@@ -109,7 +135,8 @@ class Dialect(ABC):
                 this dialect does not declare it can express (see :mod:`._expressible`).
         """
         self.check_quirks([*stream.quirks, *quirks])
-        return self.build_events(stream, quirks)
+        last_of_each_kind = {quirk.kind: quirk for quirk in quirks}  # a caller's beats a profile's
+        return self.build_events(stream, EventQuirks(last_of_each_kind.values()))
 
     def check_quirks(self, quirks: Iterable[Quirk]) -> None:
         """Raise for the first quirk this dialect's declarations refuse (final).

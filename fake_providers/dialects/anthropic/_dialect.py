@@ -42,7 +42,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from random import Random
 from typing import Any, ClassVar, Literal
 
@@ -50,7 +50,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from pydantic import Field
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -186,9 +186,9 @@ Event = tuple[str, dict[str, Any]]
 class _Events:
     """Builds one stream's events; blocks are numbered in the order they open."""
 
-    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
         self.stream = stream
-        self.kinds = {quirk.kind for quirk in quirks}
+        self.quirks = quirks
         self.rng = Random(f"{stream.seed}:anthropic_messages")
         self.out: list[Event] = []
         self.blocks = 0
@@ -222,8 +222,10 @@ class _Events:
     def tool_blocks(self) -> None:
         fragments = self.stream.fragments
         last = {fragment.call: n for n, fragment in enumerate(fragments)}
-        on_start = _inputs_on_start(self.stream) if "input_on_block_start" in self.kinds else {}
-        skip_empty = "no_empty_partial_json" in self.kinds
+        on_start = (
+            _inputs_on_start(self.stream) if self.quirks.has(AnthropicInputOnBlockStart) else {}
+        )
+        skip_empty = self.quirks.has(AnthropicNoEmptyPartialJson)
         blocks: dict[int, int] = {}
         for n, fragment in enumerate(fragments):
             first = fragment.call not in blocks
@@ -386,7 +388,7 @@ class AnthropicMessagesDialect(Dialect):
     cannot_express = INEXPRESSIBLE
     event_quirks = EVENT_QUIRKS
 
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).
 
         Raises:
@@ -394,16 +396,15 @@ class AnthropicMessagesDialect(Dialect):
         """
         require_header_fields(stream, self.name)
         built = _Events(stream, quirks).build()
-        by_kind = {quirk.kind: quirk for quirk in quirks}
-        pings = by_kind.get("ping_events")
-        every = pings.every if isinstance(pings, AnthropicPingEvents) else 0
+        pings = quirks.get(AnthropicPingEvents)
+        every = pings.every if pings is not None else 0
         starts = [n for n, (name, _) in enumerate(built) if name == "content_block_start"]
         first_start = starts[0] if starts else 0
-        padding = by_kind.get("json_padding")
+        padding = quirks.get(AnthropicJsonPadding)
         rng = Random(f"{stream.seed}:json_padding")
         events: list[ProviderEvent] = []
         for n, (name, data) in enumerate(built):
-            if isinstance(padding, AnthropicJsonPadding):
+            if padding is not None:
                 events.append(ProviderEvent(_padded(data, rng, padding.max_spaces), name))
             else:
                 events.append(ProviderEvent(data, name))

@@ -46,7 +46,7 @@ from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
@@ -213,9 +213,9 @@ class BedrockDialect(Dialect):
 class _ConverseEvents:
     """Builds one stream's Converse events; blocks are numbered in the order they open."""
 
-    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
         self.stream = stream
-        self.kinds = {quirk.kind for quirk in quirks}
+        self.quirks = quirks
         self.rng = Random(f"{stream.seed}:bedrock_converse")
         self.out: list[tuple[str, dict[str, Any]]] = []
         self.blocks = 0
@@ -246,13 +246,13 @@ class _ConverseEvents:
     def tool_blocks(self) -> None:
         fragments = self.stream.fragments
         last = {fragment.call: n for n, fragment in enumerate(fragments)}
-        skip_empty = "no_empty_tool_input" in self.kinds
+        skip_empty = self.quirks.has(BedrockNoEmptyToolInput)
         blocks: dict[int, int] = {}
         for n, fragment in enumerate(fragments):
             first = fragment.call not in blocks
             if first:
                 tool_use: dict[str, Any] = {"toolUseId": fragment.id, "name": fragment.name}
-                if "no_tool_use_type" not in self.kinds:
+                if not self.quirks.has(BedrockNoToolUseType):
                     tool_use["type"] = "tool_use"
                 blocks[fragment.call] = index = self.next_block()
                 self.add("contentBlockStart", contentBlockIndex=index, start={"toolUse": tool_use})
@@ -303,7 +303,7 @@ class BedrockConverseDialect(BedrockDialect):
     path = "/model/{modelId}/converse-stream"
     event_quirks = (BedrockNoEmptyToolInput, BedrockNoToolUseType)
 
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).
 
         Raises:

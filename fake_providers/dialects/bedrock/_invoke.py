@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from random import Random
 from typing import Any, ClassVar
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._dialect import (
@@ -53,7 +53,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.harness import Deltas, PlannedStream, Quirk
+from tooltape.harness import Deltas, PlannedStream
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -128,7 +128,7 @@ class BedrockInvokeDialect(BedrockDialect):
     }
     event_quirks = (AnthropicNoEmptyPartialJson, AnthropicInputOnBlockStart)
 
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The ``chunk`` events for a planned stream (see the module docstring).
 
         Raises:

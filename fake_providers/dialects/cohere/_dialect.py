@@ -38,12 +38,11 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
 from random import Random
 from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
@@ -51,7 +50,7 @@ from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, TooltapeUsageError
+from tooltape.harness import Deltas, Plan, PlannedStream, TooltapeUsageError
 
 __all__ = ["CohereV2Dialect"]
 
@@ -208,7 +207,7 @@ class CohereV2Dialect(Dialect):
     cannot_express = INEXPRESSIBLE
     event_quirks = ()
 
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The events of the planned stream, ``message-start`` to ``[DONE]``.
 
         Raises:

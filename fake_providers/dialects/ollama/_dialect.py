@@ -37,13 +37,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
 from tooltape.fake_providers.dialects.ollama._validate import (
@@ -225,7 +224,7 @@ class OllamaDialect(Dialect):
     cannot_express = INEXPRESSIBLE
     event_quirks = (OllamaReemittedCalls,)
 
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """Lines for the planned stream: thinking, text, whole tool calls, the done line.
 
         Raises:
@@ -236,7 +235,7 @@ class OllamaDialect(Dialect):
         lines.texts(plan.reasoning, "thinking")
         lines.texts(plan.text_before, "content")
         for calls in _tool_call_lines(stream):
-            for _ in range(2 if any(isinstance(q, OllamaReemittedCalls) for q in quirks) else 1):
+            for _ in range(2 if quirks.has(OllamaReemittedCalls) else 1):
                 lines.chunk(tool_calls=calls)
         if stream.finish == "eof":
             return lines.out

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal
@@ -35,7 +34,7 @@ from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._validate import (
@@ -190,8 +189,8 @@ _SERVER_ERROR = "The server had an error while processing your request. Sorry ab
 class _Envelope:
     """Wraps deltas into chunks with the envelope keys, in the order real recordings use."""
 
-    def __init__(self, seed: int, kinds: dict[str, ChatEventQuirk]) -> None:
-        self.kinds = kinds
+    def __init__(self, seed: int, quirks: EventQuirks) -> None:
+        self.quirks = quirks
         self.rng = Random(f"{seed}:openai_chat")
         self.completion_id = "chatcmpl-" + "".join(self.rng.choices(_ALNUM, k=29))
         self.fingerprint = "fp_" + "".join(self.rng.choices("0123456789abcdef", k=10))
@@ -206,17 +205,17 @@ class _Envelope:
             "created": _CREATED,
             "model": _MODEL,
         }
-        if "no_service_tier" not in self.kinds:
+        if not self.quirks.has(NoServiceTier):
             chunk["service_tier"] = "default"
         chunk["system_fingerprint"] = self.fingerprint
-        with_usage = "no_usage_chunk" not in self.kinds
-        usage_first = not last and "first_call_on_role_chunk" not in self.kinds
+        with_usage = not self.quirks.has(NoUsageChunk)
+        usage_first = not last and not self.quirks.has(FirstCallOnRoleChunk)
         if with_usage and usage_first:
             chunk["usage"] = None
         chunk["choices"] = choices
         if with_usage and not usage_first:
             chunk["usage"] = usage
-        if "no_obfuscation" not in self.kinds:
+        if not self.quirks.has(NoObfuscation):
             length = self.rng.randint(0, 15)
             chunk["obfuscation"] = "".join(self.rng.choices(_ALNUM, k=length))
         return chunk
@@ -224,21 +223,21 @@ class _Envelope:
     def choice(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         """The single choice of a chunk."""
         choice: dict[str, Any] = {"index": 0, "delta": delta}
-        if "no_logprobs" not in self.kinds:
+        if not self.quirks.has(NoLogprobs):
             choice["logprobs"] = None
         choice["finish_reason"] = finish
         return choice
 
 
-def _tool_entry(fragment: Fragment, kinds: dict[str, ChatEventQuirk]) -> dict[str, Any]:
+def _tool_entry(fragment: Fragment, quirks: EventQuirks) -> dict[str, Any]:
     """One ``tool_calls`` entry: a key per field the fragment puts on the wire."""
-    nulls = "null_continuation_fields" in kinds
+    nulls = quirks.has(NullContinuationFields)
     entry: dict[str, Any] = {}
     if fragment.index is not None:
         entry["index"] = fragment.index
     if fragment.id is not None or nulls:
         entry["id"] = fragment.id
-    if fragment.id is not None or "type_on_every_chunk" in kinds:
+    if fragment.id is not None or quirks.has(TypeOnEveryChunk):
         entry["type"] = "function"
     function: dict[str, Any] = {}
     if fragment.name is not None or nulls:
@@ -249,11 +248,11 @@ def _tool_entry(fragment: Fragment, kinds: dict[str, ChatEventQuirk]) -> dict[st
     return entry
 
 
-def _choice_deltas(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[dict[str, Any]]:
+def _choice_deltas(stream: PlannedStream, quirks: EventQuirks) -> list[dict[str, Any]]:
     """The ``delta`` of every chunk before the finish chunk, in wire order."""
     plan = stream.plan
-    reasoning = kinds.get("reasoning_deltas")
-    field = reasoning.field if isinstance(reasoning, ReasoningDeltas) and plan.reasoning else None
+    reasoning = quirks.get(ReasoningDeltas)
+    field = reasoning.field if reasoning is not None and plan.reasoning else None
     role: dict[str, Any] = {"role": "assistant", "content": None}
     if field:
         role[field] = ""
@@ -263,9 +262,9 @@ def _choice_deltas(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> l
     if field:
         deltas += [{"content": None, field: piece} for piece in _PIECE.findall(plan.reasoning)]
     deltas += [_content(piece, field) for piece in _PIECE.findall(plan.text_before)]
-    messages = [{"tool_calls": [_tool_entry(f, kinds) for f in m]} for m in stream.messages]
-    on_role = kinds.get("first_call_on_role_chunk")
-    if isinstance(on_role, FirstCallOnRoleChunk) and messages and len(deltas) == 1:
+    messages = [{"tool_calls": [_tool_entry(f, quirks) for f in m]} for m in stream.messages]
+    on_role = quirks.get(FirstCallOnRoleChunk)
+    if on_role is not None and messages and len(deltas) == 1:
         role.update(messages.pop(0))
         if on_role.refusal:
             role["refusal"] = None
@@ -421,15 +420,15 @@ class OpenAIChatDialect(Dialect):
     expresses = EXPRESSES
     event_quirks = (ChatEventQuirk,)
 
-    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """Chunks for the planned stream: role, text, tool calls, finish, usage, ``[DONE]``.
 
         Finish ``eof`` stops after the last fragment; ``error`` sends an error object
         inside the 200 stream (T3) instead of the finish chunk.
         """
-        kinds = {q.kind: q for q in quirks if isinstance(q, ChatEventQuirk)}
-        events = _chunk_events(stream, kinds)
-        for quirk in sorted(kinds.values(), key=lambda quirk: quirk.priority):
+        events = _chunk_events(stream, quirks)
+        chat_quirks = [q for q in quirks if isinstance(q, ChatEventQuirk)]
+        for quirk in sorted(chat_quirks, key=lambda quirk: quirk.priority):
             events = quirk.rewrite_events(events, stream)
         return events
 
@@ -449,9 +448,9 @@ class OpenAIChatDialect(Dialect):
         return openai_body_error(problem)
 
 
-def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[ProviderEvent]:
-    envelope = _Envelope(stream.seed, kinds)
-    deltas = _choice_deltas(stream, kinds)
+def _chunk_events(stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
+    envelope = _Envelope(stream.seed, quirks)
+    deltas = _choice_deltas(stream, quirks)
     events = [ProviderEvent(envelope.chunk([envelope.choice(d)], last=False)) for d in deltas]
     if stream.finish == "eof":
         return events
@@ -460,7 +459,7 @@ def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> li
         return [*events, ProviderEvent({"error": error}), ProviderEvent("[DONE]")]
     finish = envelope.choice({}, stream.finish)
     events.append(ProviderEvent(envelope.chunk([finish], None, last=True)))
-    if "no_usage_chunk" not in kinds:
+    if not quirks.has(NoUsageChunk):
         usage = _usage(len(deltas))
         events.append(ProviderEvent(envelope.chunk([], usage, last=True)))
     return [*events, ProviderEvent("[DONE]")]
