@@ -13,13 +13,14 @@ Quirks are named by kind in ``render(..., quirks=[...])``; the classes live in
 """
 
 from tooltape.fake_providers._asgi import FakeProviderApp
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._chat_model import (
     FakeHistoryRejected,
     FakeStreamError,
     FakeToolStreamingModel,
     ScriptedTurn,
 )
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._differential import differential, differential_table
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
 from tooltape.fake_providers._limits import ServerLimits
@@ -37,7 +38,9 @@ from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.openai_compatible._profiles import profile_table
 
 __all__ = [
+    "BodyProblem",
     "Dialect",
+    "EventQuirks",
     "FakeHistoryRejected",
     "FakeProvider",
     "FakeProviderApp",

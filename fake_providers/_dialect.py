@@ -64,7 +64,7 @@ class ProviderEvent:
 
 
 class Dialect(ABC):
-    """Base of every dialect. Subclasses declare the class attributes and write three methods.
+    """Base of every dialect. Subclasses declare the class attributes and write four methods.
 
     The quirk declarations (``expresses``, ``cannot_express``, ``event_quirks``) are
     enforced here, once, before :meth:`build_events` runs; a quirk nobody declared
@@ -76,6 +76,14 @@ class Dialect(ABC):
         framing: ``sse`` or ``ndjson`` (or ``eventstream`` for AWS).
         media_type: the response ``content-type``.
         stream_flag: whether the body's ``stream`` field selects streaming.
+        event_shape: the types of the fields that carry tool calls.
+        expresses: the tool-chunk quirk kinds the wire can say.
+        cannot_express: refused kinds, each with the reason.
+        event_quirks: the EVENTS quirk classes it renders.
+
+    Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`.
+    ``tests/fake_providers/test_dialect_contract.py`` checks every registered
+    dialect against this list.
     """
 
     name: ClassVar[str]

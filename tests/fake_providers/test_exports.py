@@ -11,7 +11,9 @@ from tooltape.harness import Stage, quirk_kinds
 from tooltape.harness._quirks import _REGISTRY
 
 FACADE = [
+    "BodyProblem",
     "Dialect",
+    "EventQuirks",
     "FakeHistoryRejected",
     "FakeProvider",
     "FakeProviderApp",
