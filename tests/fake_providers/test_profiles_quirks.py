@@ -82,7 +82,8 @@ def test_claims_and_base_urls() -> None:
 
 def test_an_event_quirk_of_another_dialect_is_refused_naming_the_profile_quirks() -> None:
     with pytest.raises(
-        TooltapeUsageError, match=r"ping_events cannot be rendered.*another dialect.*sorted_keys"
+        TooltapeUsageError,
+        match=r"ping_events\(every=1\) cannot be rendered.*another dialect.*sorted_keys",
     ):
         get_dialect("vllm").render(PLAN, ["ping_events"])
 
