@@ -68,10 +68,14 @@ def register_dialect(cls: D) -> D:
             ...
 
     Raises:
-        TypeError: The name is taken by a bundled or registered dialect or profile.
+        TypeError: The class sets no ``name``, or the name is taken by a bundled or
+            registered dialect or profile.
     """
-    _refuse_duplicate(cls.name, _dialects(), _profiles())
-    _USER_DIALECTS[cls.name] = cls
+    name = cls.__dict__.get("name")
+    if not isinstance(name, str):
+        raise TypeError(f"{cls.__name__} has no `name` of its own to register under")
+    _refuse_duplicate(name, _dialects(), _profiles())
+    _USER_DIALECTS[name] = cls
     return cls
 
 

@@ -140,3 +140,12 @@ def test_a_dialect_cannot_both_express_and_refuse_a_quirk() -> None:
         class _Confused(Dialect):
             expresses = frozenset({"no_index"})
             cannot_express: ClassVar[dict[str, str]] = {"no_index": "why not"}
+
+
+def test_register_dialect_refuses_a_taken_name_and_a_missing_one() -> None:
+    from tooltape.fake_providers import register_dialect
+
+    with pytest.raises(TypeError, match="'openai_chat' is registered twice"):
+        register_dialect(type("Again", (BUNDLED_DIALECTS[0],), {"name": "openai_chat"}))
+    with pytest.raises(TypeError, match="Nameless has no `name` of its own"):
+        register_dialect(type("Nameless", (BUNDLED_DIALECTS[0],), {}))
