@@ -15,7 +15,8 @@ import struct
 from collections.abc import Sequence
 from typing import Literal
 
-from tooltape.fake_providers import Wire, apply_wire_quirks
+from tooltape.fake_providers import Wire
+from tooltape.fake_providers._framing import apply_wire_quirks
 from tooltape.harness import Quirk
 
 __all__ = ["Framing", "framing_of", "reframe", "split_frames"]

@@ -34,7 +34,6 @@ from tooltape.cassettes._reference import reference_of
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text
 from tooltape.fake_providers import (
-    AbortedWire,
     Dialect,
     FakeProvider,
     Wire,
@@ -42,6 +41,7 @@ from tooltape.fake_providers import (
     get_dialect,
     serve_in_thread,
 )
+from tooltape.fake_providers._framing import AbortedWire
 from tooltape.harness import Scenario, TooltapeUsageError, load_scenarios
 
 __all__ = [

@@ -21,7 +21,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tooltape.fake_providers import AbortedWire, Wire
+from tooltape.fake_providers import Wire
+from tooltape.fake_providers._framing import AbortedWire
 from tooltape.harness import Plan
 
 __all__ = [

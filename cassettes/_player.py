@@ -30,7 +30,9 @@ from tooltape.cassettes._match import (
 )
 from tooltape.cassettes._model import Cassette, RecordedRequest
 from tooltape.cassettes._scrub import Scrubber
-from tooltape.fake_providers import AbortedWire, ProviderRequest, ProviderRouter, Wire, json_wire
+from tooltape.fake_providers import ProviderRequest, ProviderRouter, Wire
+from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._provider import json_wire
 from tooltape.harness import Quirk, Stage, parse_quirk
 
 __all__ = ["CassettePlayer", "wire_quirks"]

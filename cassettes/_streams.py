@@ -16,7 +16,8 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from tooltape.fake_providers import AbortedWire, Wire
+from tooltape.fake_providers import Wire
+from tooltape.fake_providers._framing import AbortedWire
 
 __all__ = ["Capture", "recording_stream", "wire_response"]
 

@@ -33,7 +33,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, field_validator
 
-from tooltape.fake_providers._dialect import get_dialect
+from tooltape.fake_providers._registry import get_dialect
 from tooltape.fake_providers._wire import Wire
 from tooltape.harness import (
     Deltas,

@@ -8,35 +8,50 @@ API rejects and with what status and body (:meth:`Dialect.validate`).
 Framing and wire quirks are shared: :meth:`Dialect.render` is the template
 method that ties the steps together and should not be overridden.
 
-Subclasses register themselves by ``name``; :func:`get_dialect` finds them.
+The registry (:mod:`tooltape.fake_providers._registry`) lists the bundled dialects;
+:func:`~tooltape.fake_providers.register_dialect` adds a user's own.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
-from tooltape.harness._names import unknown_name
 
-__all__ = [
-    "Dialect",
-    "ProviderEvent",
-    "dialect_names",
-    "get_dialect",
-    "path_pattern",
-    "register_profile",
-]
+__all__ = ["Dialect", "EventQuirks", "ProviderEvent", "path_pattern"]
 
-_DIALECTS: dict[str, type[Dialect]] = {}
-_PROFILES: dict[str, tuple[str, tuple[Quirk, ...], str]] = {}
+
+Q = TypeVar("Q", bound=Quirk)
+
+
+class EventQuirks(tuple[Quirk, ...]):
+    """The EVENTS quirks of one render, read by class: the one way a dialect reads them.
+
+    ``quirks.get(AnthropicPingEvents)`` is the quirk (typed) or ``None``;
+    ``quirks.has(NoUsageChunk)`` says whether it was asked for. By the time a
+    dialect's :meth:`Dialect.build_events` sees them, every one is of a class the
+    dialect declared in ``event_quirks``, and one per kind (the last asked for).
+    Quirks that rewrite finished events themselves (``ChatEventQuirk.rewrite_events``,
+    the OpenAI-compatible servers' quirks) are found the same way.
+    """
+
+    __slots__ = ()
+
+    def get(self, cls: type[Q]) -> Q | None:
+        """The first quirk that is a ``cls`` (subclasses included), or ``None``."""
+        return next((quirk for quirk in self if isinstance(quirk, cls)), None)
+
+    def has(self, cls: type[Quirk]) -> bool:
+        """Whether a quirk of class ``cls`` was asked for."""
+        return self.get(cls) is not None
 
 
 @dataclass(frozen=True)
@@ -50,7 +65,11 @@ class ProviderEvent:
 
 
 class Dialect(ABC):
-    """Base of every dialect. Subclasses set the class attributes and three methods.
+    """Base of every dialect. Subclasses declare the class attributes and write four methods.
+
+    The quirk declarations (``expresses``, ``cannot_express``, ``event_quirks``) are
+    enforced here, once, before :meth:`build_events` runs; a quirk nobody declared
+    is refused.
 
     Class attributes:
         name: the registry name (``openai_chat``).
@@ -60,8 +79,16 @@ class Dialect(ABC):
         stream_flag: whether the body's ``stream`` field selects streaming.
         complete_path: the path of the non-streaming operation, for providers whose
             URL (not the body) chooses streaming (Gemini, Bedrock).
+        event_shape: the types of the fields that carry tool calls.
+        expresses: the tool-chunk quirk kinds the wire can say.
+        cannot_express: refused kinds, each with the reason.
+        event_quirks: the EVENTS quirk classes it renders.
 
     A request that does not ask for a stream gets :meth:`complete`'s JSON body.
+
+    Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`.
+    ``tests/fake_providers/test_dialect_contract.py`` checks every registered
+    dialect against this list.
     """
 
     name: ClassVar[str]
@@ -76,21 +103,28 @@ class Dialect(ABC):
     """The non-streaming operation's path (``:generateContent``, ``/converse``), if not ``path``."""
     event_shape: ClassVar[EventShape] = ()
     """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
+    expresses: ClassVar[frozenset[str]] = frozenset()
+    """The tool-chunk quirk kinds this wire can say; every other kind is refused."""
+    cannot_express: ClassVar[Mapping[str, str]] = {}
+    """Quirk kinds refused with the reason (tool-chunk kinds; other dialects' EVENTS kinds)."""
+    event_quirks: ClassVar[tuple[type[Quirk], ...]] = ()
+    """The EVENTS quirk classes (subclasses included) this dialect renders."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("name")
-        if name is None:
-            return
-        if name in _DIALECTS:
-            raise TypeError(f"dialect {name!r} is registered twice")
-        _DIALECTS[name] = cls
+        both = cls.expresses & set(cls.cannot_express)
+        if both:
+            raise TypeError(f"{cls.__name__} both expresses and refuses {sorted(both)}")
 
     # -- what a subclass writes -------------------------------------------------------
 
     @abstractmethod
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
-        """The provider events for a planned stream, with the EVENTS-stage quirks applied."""
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
+        """The provider events for a planned stream, with the EVENTS-stage quirks applied.
+
+        Called by :meth:`events` once the quirks passed the dialect's declarations;
+        read them with :meth:`EventQuirks.get` / :meth:`EventQuirks.has`.
+        """
 
     @abstractmethod
     def parse(self, body: bytes) -> Deltas:
@@ -136,17 +170,38 @@ class Dialect(ABC):
         flag = body.get("stream") if isinstance(body, dict) else None
         return flag is True if self.stream_flag else flag is not False
 
+    @abstractmethod
     def body_error(self, problem: BodyProblem) -> ProviderError:
         """The provider's answer to a body it cannot bind (too large, never finished ...).
 
-        Servers call it before a body is whole; every built-in dialect answers in
-        its provider's error shape. The default is OpenAI's shape.
+        Servers call it before a body is whole; every dialect answers in its
+        provider's error shape.
         """
-        from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
-
-        return openai_body_error(problem)
 
     # -- shared machinery -------------------------------------------------------------
+
+    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+        """The provider events (final: subclasses write :meth:`build_events`).
+
+        Raises:
+            TooltapeUsageError: A tool-chunk quirk of ``stream`` or an EVENTS quirk that
+                this dialect does not declare it can express (see :mod:`._expressible`).
+        """
+        self.check_quirks([*stream.quirks, *quirks])
+        last_of_each_kind = {quirk.kind: quirk for quirk in quirks}  # a caller's beats a profile's
+        return self.build_events(stream, EventQuirks(last_of_each_kind.values()))
+
+    def check_quirks(self, quirks: Iterable[Quirk]) -> None:
+        """Raise for the first quirk this dialect's declarations refuse (final).
+
+        Raises:
+            TooltapeUsageError: ``quirk Q cannot be rendered by dialect D: <reason>``.
+        """
+        from tooltape.fake_providers._expressible import refusal
+
+        message = refusal(self.name, self.expresses, self.cannot_express, self.event_quirks, quirks)
+        if message:
+            raise TooltapeUsageError(message)
 
     def frame(self, event: ProviderEvent) -> bytes:
         """Encode one event in this dialect's framing."""
@@ -194,64 +249,3 @@ def path_pattern(path: str) -> re.Pattern[str]:
     core = re.sub(r"^/v\d+[a-z0-9]*(?=/)", "", path)
     pieces = re.split(r"\{[^}/]+\}", core)
     return re.compile(".+".join(re.escape(piece) for piece in pieces) + "$")
-
-
-def get_dialect(name: str) -> Dialect:
-    """Return the dialect (or profile) registered under ``name``.
-
-    Raises:
-        TooltapeUsageError: No dialect or profile has that name; the message lists them.
-    """
-    _load_builtin_dialects()
-    if name in _DIALECTS:
-        return _DIALECTS[name]()
-    if name in _PROFILES:
-        from tooltape.fake_providers._profile import ProfileDialect
-
-        base, quirks, description = _PROFILES[name]
-        return ProfileDialect(name, get_dialect(base), quirks, description)
-    raise unknown_name(
-        "dialect", name, dialect_names(profiles=True), plural="dialects and profiles"
-    )
-
-
-def dialect_names(*, profiles: bool = False) -> list[str]:
-    """The registered dialect names, sorted (with ``profiles=True``, the profiles too).
-
-    Names starting with ``_`` are private (a test's own dialect) and not listed.
-    """
-    _load_builtin_dialects()
-    names = {name for name in _DIALECTS if not name.startswith("_")}  # "_x": tests' own
-    if profiles:
-        names |= set(_PROFILES)
-    return sorted(names)
-
-
-def register_profile(
-    name: str, base: str, quirks: Iterable[Quirk | str | dict[str, Any]], description: str
-) -> None:
-    """Register an OpenAI-compatible server profile: a base dialect plus quirks."""
-    if name in _PROFILES or name in _DIALECTS:
-        raise TypeError(f"dialect or profile {name!r} is registered twice")
-    _PROFILES[name] = (base, tuple(parse_quirk(q) for q in quirks), description)
-
-
-def _load_builtin_dialects() -> None:
-    """Import the bundled dialect modules so they register (cheap after the first call)."""
-    import importlib
-
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
-
-
-_BUILTIN_MODULES: tuple[str, ...] = (
-    "tooltape.fake_providers.dialects.openai_chat._dialect",
-    "tooltape.fake_providers.dialects.openai_responses._dialect",
-    "tooltape.fake_providers.dialects.anthropic._dialect",
-    "tooltape.fake_providers.dialects.gemini._dialect",
-    "tooltape.fake_providers.dialects.ollama._dialect",
-    "tooltape.fake_providers.dialects.cohere._dialect",
-    "tooltape.fake_providers.dialects.bedrock._converse",
-    "tooltape.fake_providers.dialects.openai_compatible._profiles",
-)
-"""Modules that define the bundled dialects; importing one registers its dialect."""

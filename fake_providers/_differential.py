@@ -23,9 +23,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from tooltape.fake_providers._dialect import get_dialect
 from tooltape.fake_providers._httpx2_transport import FakeTransport
 from tooltape.fake_providers._provider import FakeProvider
+from tooltape.fake_providers._registry import get_dialect
 from tooltape.fake_providers._wire import Wire
 from tooltape.fake_providers.dialects.openai_chat._dialect import read_chat_stream
 from tooltape.harness import (

@@ -1,23 +1,64 @@
-"""Checks dialects share to refuse tool-chunk quirks their wire cannot say."""
+"""Whether a dialect can express a quirk: the one check every dialect goes through.
+
+A dialect declares (see :class:`~tooltape.fake_providers.Dialect`):
+
+- ``expresses``: the tool-chunk quirk kinds its wire can say;
+- ``cannot_express``: kinds it refuses, each with the reason (tool-chunk kinds, and
+  other dialects' EVENTS kinds it wants to explain);
+- ``event_quirks``: the EVENTS quirk classes it renders (subclasses included).
+
+Anything else is refused: a new quirk kind is not rendered until a dialect says it
+can be. Every refusal reads ``quirk Q cannot be rendered by dialect D: <reason>``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-from tooltape.harness import PlannedStream
+from tooltape.harness import PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["refuse_inexpressible", "require_header_fields"]
+__all__ = ["event_quirk_kinds", "refusal", "require_header_fields"]
+
+UNDECLARED = "the dialect does not declare it among the tool-chunk quirks its wire can express"
 
 
-def refuse_inexpressible(stream: PlannedStream, reasons: Mapping[str, str], dialect: str) -> None:
-    """Raise for the first of the stream's quirks that ``reasons`` says the wire cannot say."""
-    for quirk in stream.quirks:
-        reason = reasons.get(getattr(quirk, "kind", ""))
-        if reason:
-            raise TooltapeUsageError(
-                f"quirk {quirk} cannot be rendered by dialect {dialect}: {reason}"
-            )
+def refusal(
+    dialect: str,
+    expresses: frozenset[str],
+    cannot_express: Mapping[str, str],
+    event_quirks: Sequence[type[Quirk]],
+    quirks: Iterable[Quirk],
+) -> str | None:
+    """The refusal message for the first quirk the dialect cannot render, or ``None``."""
+    for quirk in quirks:
+        if quirk.kind in cannot_express:
+            reason = cannot_express[quirk.kind]
+        elif quirk.stage is Stage.EVENTS:
+            if isinstance(quirk, tuple(event_quirks)):
+                continue
+            own = ", ".join(event_quirk_kinds(event_quirks))
+            renders = f"only these EVENTS quirks: {own}" if own else "no EVENTS quirks"
+            reason = f"it belongs to another dialect; {dialect} renders {renders}"
+        elif quirk.stage is Stage.WIRE or quirk.kind in expresses:
+            continue
+        else:
+            reason = UNDECLARED
+        return f"quirk {quirk} cannot be rendered by dialect {dialect}: {reason}"
+    return None
+
+
+def event_quirk_kinds(classes: Iterable[type[Quirk]]) -> list[str]:
+    """The kinds of the given EVENTS quirk classes and all their subclasses, sorted."""
+    kinds: set[str] = set()
+    pending = list(classes)
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        kind = cls.model_fields["kind"].default
+        if isinstance(kind, str):
+            kinds.add(kind)
+    return sorted(kinds)
 
 
 def require_header_fields(

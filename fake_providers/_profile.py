@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
 
@@ -27,10 +28,13 @@ class ProfileDialect(Dialect):
         self.complete_path = base.complete_path  # type: ignore[misc]
         self.completion_media_type = base.completion_media_type  # type: ignore[misc]
         self.event_shape = base.event_shape  # type: ignore[misc]
+        self.expresses = base.expresses  # type: ignore[misc]
+        self.cannot_express = base.cannot_express  # type: ignore[misc]
+        self.event_quirks = base.event_quirks  # type: ignore[misc]
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The base dialect's events."""
-        return self.base.events(stream, quirks)
+        return self.base.build_events(stream, quirks)
 
     def parse(self, body: bytes) -> Deltas:
         """The base dialect's reading."""
@@ -47,6 +51,10 @@ class ProfileDialect(Dialect):
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The base dialect's request rules."""
         return self.base.validate(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """The base dialect's answer to a body it cannot bind."""
+        return self.base.body_error(problem)
 
     def render(
         self,

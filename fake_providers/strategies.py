@@ -21,7 +21,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tooltape.fake_providers._dialect import Dialect, get_dialect
+from tooltape.fake_providers._dialect import Dialect
+from tooltape.fake_providers._registry import get_dialect
 from tooltape.fake_providers._wire import Wire
 from tooltape.harness import PlannedStream, Quirk, TooltapeUsageError, parse_quirk
 from tooltape.harness.strategies import planned_streams

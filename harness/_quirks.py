@@ -16,6 +16,14 @@ touches the representation of its stage:
 ``LATE``   last touches on the finished fragments
 ``EVENTS`` provider events (applied by the dialect, see tooltape.fake_providers)
 ``WIRE``   framing bytes (applied by the dialect, see tooltape.fake_providers)
+
+Extending the registry: a quirk registers when its class is defined. Packages
+that define quirks outside the harness list a module in the ``tooltape.quirks``
+entry-point group (:data:`QUIRK_ENTRY_POINT_GROUP`); :func:`parse_quirk` and
+:func:`quirk_kinds` import those modules the first time they need a kind they do
+not know, so ``parse_quirk("ping_events")`` works without importing
+``tooltape.fake_providers`` first. tooltape itself registers
+``fake_providers = "tooltape.fake_providers.quirks"``.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import itertools
 import json
 import re
 from enum import IntEnum
+from importlib.metadata import entry_points
 from random import Random
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -53,6 +62,7 @@ __all__ = [
     "NoIndex",
     "NonObjectArgs",
     "PackFragments",
+    "QUIRK_ENTRY_POINT_GROUP",
     "Quirk",
     "RepeatName",
     "SharedIndex",
@@ -63,6 +73,7 @@ __all__ = [
     "TruncateArgs",
     "WholeArgs",
     "WholeCall",
+    "load_quirk_modules",
     "parse_quirk",
     "quirk_kinds",
 ]
@@ -85,7 +96,11 @@ class Stage(IntEnum):
     """Byte-level framing quirks, applied by a dialect after it frames events."""
 
 
+QUIRK_ENTRY_POINT_GROUP = "tooltape.quirks"
+"""Entry points naming modules that define quirks; imported when a kind is first looked up."""
+
 _REGISTRY: dict[str, type[Quirk]] = {}
+_LOADED: list[bool] = []  # non-empty once the entry-point modules were imported
 
 
 class Quirk(BaseModel):
@@ -122,8 +137,18 @@ class Quirk(BaseModel):
         return f"{self.kind}({params})" if params else self.kind
 
 
+def load_quirk_modules() -> None:
+    """Import every module of the ``tooltape.quirks`` entry-point group (once per process)."""
+    if _LOADED:
+        return
+    _LOADED.append(True)  # before importing: those modules may call parse_quirk themselves
+    for entry in sorted(entry_points(group=QUIRK_ENTRY_POINT_GROUP), key=lambda e: e.name):
+        entry.load()
+
+
 def quirk_kinds() -> list[str]:
-    """The names of every registered quirk kind, sorted."""
+    """The names of every registered quirk kind (entry-point modules included), sorted."""
+    load_quirk_modules()
     return sorted(_REGISTRY)
 
 
@@ -139,10 +164,9 @@ def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
         )
     kind = value["kind"]
     if kind not in _REGISTRY:
-        raise TooltapeUsageError(
-            unknown_name_message("quirk kind", str(kind), quirk_kinds())
-            + " (event and wire quirks register when tooltape.fake_providers is imported)"
-        )
+        load_quirk_modules()
+    if kind not in _REGISTRY:
+        raise TooltapeUsageError(unknown_name_message("quirk kind", str(kind), quirk_kinds()))
     return _REGISTRY[kind].model_validate(value)
 
 

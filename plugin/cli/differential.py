@@ -46,7 +46,8 @@ def differential(
       tooltape differential --scenario repeated_name --scenario openai_golden --no-js
     """  # noqa: D301  (click's \b keeps the example unwrapped)
     from tooltape.cassettes import bundled_scenarios
-    from tooltape.fake_providers import differential_table, render_differential
+    from tooltape.fake_providers import differential_table
+    from tooltape.fake_providers._differential import render_differential
     from tooltape.harness import select_scenarios
     from tooltape.plugin._js_reference import render_js_report, require_js, with_langchain_js
 

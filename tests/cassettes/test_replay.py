@@ -29,7 +29,8 @@ from tooltape.cassettes import (
     serve_cassette,
     use_cassette,
 )
-from tooltape.fake_providers import PEER_CLOSED, get_dialect
+from tooltape.fake_providers import get_dialect
+from tooltape.fake_providers._framing import PEER_CLOSED
 from tooltape.harness import reference_merge
 
 CHAT = library_path("parallel_sequential", "openai_chat")

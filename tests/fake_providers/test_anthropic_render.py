@@ -9,7 +9,7 @@ import pytest
 
 from tooltape.fake_providers import Wire, decode_sse, dialect_names
 from tooltape.fake_providers.dialects.anthropic._dialect import (
-    _EVENT_QUIRKS,
+    EVENT_QUIRKS,
     AnthropicMessagesDialect,
 )
 from tooltape.harness import (
@@ -215,7 +215,7 @@ def test_other_dialects_event_quirks_are_refused():
     foreign = [
         cls.model_fields["kind"].default
         for cls in _REGISTRY.values()
-        if cls.stage is Stage.EVENTS and not issubclass(cls, _EVENT_QUIRKS)
+        if cls.stage is Stage.EVENTS and not issubclass(cls, EVENT_QUIRKS)
     ]
     if not foreign:
         pytest.skip("no other dialect defines EVENTS quirks yet")

@@ -420,7 +420,10 @@ class _ForeignEvent(Quirk):
 def test_an_event_quirk_of_another_dialect_is_refused() -> None:
     foreign = _ForeignEvent(kind="foreign_event")
     assert "foreign_event" not in quirk_kinds()
-    with pytest.raises(TooltapeUsageError, match=r"foreign_event do not apply.*no_usage_chunk"):
+    with pytest.raises(
+        TooltapeUsageError,
+        match=r"foreign_event cannot be rendered.*another dialect.*no_usage_chunk",
+    ):
         DIALECT.events(stream_plan(PLANS["single"]), [foreign])
 
 

@@ -299,7 +299,10 @@ def test_legacy_frame_quirks() -> None:
 
 @pytest.mark.parametrize("kind", sorted(NOT_EXPRESSIBLE))
 def test_quirks_the_wire_cannot_express_are_refused(kind: str) -> None:
-    with pytest.raises(TooltapeUsageError, match=f"quirk '{kind}'.*openai_responses") as raised:
+    with pytest.raises(
+        TooltapeUsageError,
+        match=rf"quirk {kind}(\(.*\))? cannot be rendered by dialect openai_responses",
+    ) as raised:
         DIALECT.render(Plan(calls=[WEATHER, TIME]), [kind])
     assert NOT_EXPRESSIBLE[kind] in str(raised.value)
 
@@ -313,7 +316,10 @@ class _ForeignEventQuirk(Quirk):
 
 def test_event_quirks_of_other_dialects_are_refused() -> None:
     stream = stream_plan(Plan(calls=[WEATHER]))
-    with pytest.raises(TooltapeUsageError, match="'elsewhere' does not apply to the openai_resp"):
+    with pytest.raises(
+        TooltapeUsageError,
+        match="quirk elsewhere cannot be rendered by dialect openai_responses: it belongs",
+    ):
         DIALECT.events(stream, [_ForeignEventQuirk(kind="elsewhere")])
 
 

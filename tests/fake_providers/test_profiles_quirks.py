@@ -18,11 +18,8 @@ import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from tooltape.fake_providers import (
-    ProfileDialect,
-    dialect_names,
-    get_dialect,
-)
+from tooltape.fake_providers import dialect_names, get_dialect
+from tooltape.fake_providers._profile import ProfileDialect
 from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk, read_chat_stream
 from tooltape.fake_providers.dialects.openai_compatible import _call_quirks, _quirks, _server_quirks
 from tooltape.fake_providers.dialects.openai_compatible._call_quirks import CallIdFormat
@@ -84,7 +81,10 @@ def test_claims_and_base_urls() -> None:
 
 
 def test_an_event_quirk_of_another_dialect_is_refused_naming_the_profile_quirks() -> None:
-    with pytest.raises(TooltapeUsageError, match=r"ping_events do not apply.*sorted_keys"):
+    with pytest.raises(
+        TooltapeUsageError,
+        match=r"ping_events\(every=1\) cannot be rendered.*another dialect.*sorted_keys",
+    ):
         get_dialect("vllm").render(PLAN, ["ping_events"])
 
 

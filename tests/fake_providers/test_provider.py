@@ -12,7 +12,8 @@ import pytest
 from langchain_core.messages.tool import tool_call_chunk
 from openai.types.chat import ChatCompletionMessageParam
 
-from tooltape.fake_providers import Dialect, ProviderEvent, get_dialect
+from tooltape.fake_providers import Dialect, ProviderEvent, get_dialect, register_dialect
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._httpx2_transport import patch_httpx2
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, json_wire
 from tooltape.fake_providers._sse import decode_sse
@@ -21,13 +22,14 @@ from tooltape.harness import Deltas, Plan, PlannedCall, PlannedStream, Quirk
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 
 
+@register_dialect
 class _EchoDialect(Dialect):
     """A test-only dialect: one SSE event per fragment, a templated path, a simple rule."""
 
     name = "_test_echo_provider"
     path = "/v1beta/models/{model}:streamEcho"
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         return [
             ProviderEvent({"name": f.name, "args": f.args, "id": f.id, "index": f.index})
             for message in stream.messages
@@ -42,6 +44,9 @@ class _EchoDialect(Dialect):
         if isinstance(payload, dict) and payload.get("reject"):
             return ProviderError(422, {"error": {"message": "rejected on purpose"}})
         return None
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        return ProviderError(400, {"error": {"message": problem.kind}})
 
 
 ECHO = "https://echo.test/v1beta/models/m1:streamEcho"

@@ -27,7 +27,7 @@ tool_use blocks stay open and deltas of different indexes alternate. Quirks that
 put the name or id on other chunks or change the index cannot be said here (the
 name and id ride once on the start, the index is the position): they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk and dialect
-(``_INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
+(``INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
 EVENTS quirks (``ping_events``, ``json_padding``, ``no_empty_partial_json``,
 ``input_on_block_start``) add pings, the live API's padding, and the A1 and A6 shapes.
 
@@ -42,7 +42,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from random import Random
 from typing import Any, ClassVar, Literal
 
@@ -51,8 +51,8 @@ from pydantic import Field
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import (
@@ -93,7 +93,25 @@ _STOP_REASONS = {
 _OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 _PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does not compact
 
-_INEXPRESSIBLE = {
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "interleave_calls",
+        "malformed_args",
+        "non_object_args",
+        "split_args",
+        "split_inside_escapes",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""The tool-chunk quirks this wire says (the module docstring says how)."""
+
+INEXPRESSIBLE = {
     "split_name": "the name rides whole on content_block_start",
     "repeat_name": "the name rides once, on content_block_start",
     "late_name": "the name rides on content_block_start, before any argument",
@@ -156,7 +174,7 @@ class AnthropicJsonPadding(Quirk):
     """The most spaces put into one event."""
 
 
-_EVENT_QUIRKS = (
+EVENT_QUIRKS: tuple[type[Quirk], ...] = (
     AnthropicPingEvents,
     AnthropicNoEmptyPartialJson,
     AnthropicInputOnBlockStart,
@@ -181,9 +199,9 @@ Event = tuple[str, dict[str, Any]]
 class _Events:
     """Builds one stream's events; blocks are numbered in the order they open."""
 
-    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
         self.stream = stream
-        self.kinds = {quirk.kind for quirk in quirks}
+        self.quirks = quirks
         self.rng = Random(f"{stream.seed}:anthropic_messages")
         self.out: list[Event] = []
         self.blocks = 0
@@ -217,8 +235,10 @@ class _Events:
     def tool_blocks(self) -> None:
         fragments = self.stream.fragments
         last = {fragment.call: n for n, fragment in enumerate(fragments)}
-        on_start = _inputs_on_start(self.stream) if "input_on_block_start" in self.kinds else {}
-        skip_empty = "no_empty_partial_json" in self.kinds
+        on_start = (
+            _inputs_on_start(self.stream) if self.quirks.has(AnthropicInputOnBlockStart) else {}
+        )
+        skip_empty = self.quirks.has(AnthropicNoEmptyPartialJson)
         blocks: dict[int, int] = {}
         for n, fragment in enumerate(fragments):
             first = fragment.call not in blocks
@@ -284,19 +304,6 @@ def _inputs_on_start(stream: PlannedStream) -> dict[int, Any]:
             )
         inputs[call] = value
     return inputs
-
-
-def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> None:
-    """Raise for quirks this wire cannot say (the module docstring says why)."""
-    for quirk in event_quirks:
-        if not isinstance(quirk, _EVENT_QUIRKS):
-            kinds = ", ".join(sorted(q.model_fields["kind"].default for q in _EVENT_QUIRKS))
-            raise TooltapeUsageError(
-                f"quirk {quirk} belongs to another dialect; anthropic_messages renders "
-                f"only these EVENTS quirks: {kinds}"
-            )
-    refuse_inexpressible(stream, _INEXPRESSIBLE, "anthropic_messages")
-    require_header_fields(stream, "anthropic_messages")
 
 
 def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:
@@ -390,26 +397,27 @@ class AnthropicMessagesDialect(Dialect):
     )
     path = "/v1/messages"
     stream_flag = True
+    expresses = EXPRESSES
+    cannot_express = INEXPRESSIBLE
+    event_quirks = EVENT_QUIRKS
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).
 
         Raises:
-            TooltapeUsageError: A quirk cannot be said on this wire, or is another
-                dialect's EVENTS quirk.
+            TooltapeUsageError: A call's id or name is not on its block start.
         """
-        _check_expressible(stream, quirks)
+        require_header_fields(stream, self.name)
         built = _Events(stream, quirks).build()
-        by_kind = {quirk.kind: quirk for quirk in quirks}
-        pings = by_kind.get("ping_events")
-        every = pings.every if isinstance(pings, AnthropicPingEvents) else 0
+        pings = quirks.get(AnthropicPingEvents)
+        every = pings.every if pings is not None else 0
         starts = [n for n, (name, _) in enumerate(built) if name == "content_block_start"]
         first_start = starts[0] if starts else 0
-        padding = by_kind.get("json_padding")
+        padding = quirks.get(AnthropicJsonPadding)
         rng = Random(f"{stream.seed}:json_padding")
         events: list[ProviderEvent] = []
         for n, (name, data) in enumerate(built):
-            if isinstance(padding, AnthropicJsonPadding):
+            if padding is not None:
                 events.append(ProviderEvent(_padded(data, rng, padding.max_spaces), name))
             else:
                 events.append(ProviderEvent(data, name))

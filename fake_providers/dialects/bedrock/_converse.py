@@ -41,14 +41,14 @@ import hashlib
 import json
 import string
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._complete import (
     converse_completion,
@@ -69,7 +69,6 @@ from tooltape.harness import (
     PlannedStream,
     Quirk,
     Stage,
-    TooltapeUsageError,
     stream_plan,
 )
 
@@ -113,7 +112,25 @@ class BedrockNoToolUseType(Quirk):
     cites: ClassVar[str] = "§8; Claude 3 recordings in ../shared/corpus/bedrock"
 
 
-_INEXPRESSIBLE = {
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "interleave_calls",
+        "malformed_args",
+        "non_object_args",
+        "split_args",
+        "split_inside_escapes",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""The tool-chunk quirks a Bedrock wire says: all the argument-text quirks."""
+
+INEXPRESSIBLE = {
     "split_name": "the name rides whole on the tool block's start",
     "repeat_name": "the name rides once, on the tool block's start",
     "late_name": "the name rides on the tool block's start, before any argument",
@@ -128,39 +145,6 @@ _INEXPRESSIBLE = {
     "the plan to offset the tool blocks",
     "pack_fragments": "each event carries one delta, so there is nothing to pack",
 }
-
-
-def check_expressible(
-    dialect: str,
-    stream: PlannedStream,
-    event_quirks: Sequence[Quirk],
-    allowed: dict[str, str | None],
-) -> None:
-    """Raise for quirks a Bedrock wire cannot say.
-
-    Args:
-        dialect: The dialect name, for the message.
-        stream: The planned stream (its tool-chunk quirks are checked).
-        event_quirks: The EVENTS quirks asked for.
-        allowed: EVENTS quirk kinds this dialect knows, each with ``None`` (renders it)
-            or the reason it refuses it.
-
-    Raises:
-        TooltapeUsageError: Naming the quirk, the dialect and the reason.
-    """
-    for quirk in event_quirks:
-        if quirk.kind not in allowed:
-            kinds = ", ".join(sorted(k for k, why in allowed.items() if why is None))
-            raise TooltapeUsageError(
-                f"quirk {quirk} belongs to another dialect; {dialect} renders only these "
-                f"EVENTS quirks: {kinds}"
-            )
-        if allowed[quirk.kind]:
-            raise TooltapeUsageError(
-                f"quirk {quirk} cannot be rendered by dialect {dialect}: {allowed[quirk.kind]}"
-            )
-    refuse_inexpressible(stream, _INEXPRESSIBLE, dialect)
-    require_header_fields(stream, dialect)
 
 
 def padding(rng: Random) -> str:
@@ -217,6 +201,8 @@ class BedrockDialect(Dialect):
 
     framing = "eventstream"
     media_type = EVENTSTREAM_MEDIA_TYPE
+    expresses = EXPRESSES
+    cannot_express: ClassVar[Mapping[str, str]] = INEXPRESSIBLE
     extra_headers: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def frame(self, event: ProviderEvent) -> bytes:
@@ -239,9 +225,9 @@ class BedrockDialect(Dialect):
 class _ConverseEvents:
     """Builds one stream's Converse events; blocks are numbered in the order they open."""
 
-    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
         self.stream = stream
-        self.kinds = {quirk.kind for quirk in quirks}
+        self.quirks = quirks
         self.rng = Random(f"{stream.seed}:bedrock_converse")
         self.out: list[tuple[str, dict[str, Any]]] = []
         self.blocks = 0
@@ -272,13 +258,13 @@ class _ConverseEvents:
     def tool_blocks(self) -> None:
         fragments = self.stream.fragments
         last = {fragment.call: n for n, fragment in enumerate(fragments)}
-        skip_empty = "no_empty_tool_input" in self.kinds
+        skip_empty = self.quirks.has(BedrockNoEmptyToolInput)
         blocks: dict[int, int] = {}
         for n, fragment in enumerate(fragments):
             first = fragment.call not in blocks
             if first:
                 tool_use: dict[str, Any] = {"toolUseId": fragment.id, "name": fragment.name}
-                if "no_tool_use_type" not in self.kinds:
+                if not self.quirks.has(BedrockNoToolUseType):
                     tool_use["type"] = "tool_use"
                 blocks[fragment.call] = index = self.next_block()
                 self.add("contentBlockStart", contentBlockIndex=index, start={"toolUse": tool_use})
@@ -328,19 +314,15 @@ class BedrockConverseDialect(BedrockDialect):
     )
     path = "/model/{modelId}/converse-stream"
     complete_path = "/model/{modelId}/converse"
-    event_quirks: ClassVar[dict[str, str | None]] = {
-        "no_empty_tool_input": None,
-        "no_tool_use_type": None,
-    }
+    event_quirks = (BedrockNoEmptyToolInput, BedrockNoToolUseType)
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).
 
         Raises:
-            TooltapeUsageError: A quirk cannot be said on this wire, or is another
-                dialect's EVENTS quirk.
+            TooltapeUsageError: A call's id or name is not on its block start.
         """
-        check_expressible(self.name, stream, quirks, self.event_quirks)
+        require_header_fields(stream, self.name)
         return [ProviderEvent(data, name) for name, data in _ConverseEvents(stream, quirks).build()]
 
     def parse(self, body: bytes) -> Deltas:
@@ -366,7 +348,3 @@ class BedrockConverseDialect(BedrockDialect):
     def body_error(self, problem: BodyProblem) -> ProviderError:
         """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
         return bedrock_body_error(problem)
-
-
-# Importing the invoke dialect registers it with this module (the one _dialect loads).
-import tooltape.fake_providers.dialects.bedrock._invoke  # noqa: E402, F401

@@ -28,22 +28,27 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping
 from random import Random
 from typing import Any, ClassVar
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
-from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.anthropic._dialect import (
+    AnthropicInputOnBlockStart,
+    AnthropicMessagesDialect,
+    AnthropicNoEmptyPartialJson,
+)
 from tooltape.fake_providers.dialects.bedrock._complete import invoke_completion
 from tooltape.fake_providers.dialects.bedrock._converse import (
+    INEXPRESSIBLE,
     INPUT_TOKENS,
     STREAM_ERROR,
     BedrockDialect,
-    check_expressible,
     padding,
 )
 from tooltape.fake_providers.dialects.bedrock._parse import parse_invoke
@@ -51,7 +56,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream, stream_plan
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -120,24 +125,23 @@ class BedrockInvokeDialect(BedrockDialect):
     path = "/model/{modelId}/invoke-with-response-stream"
     complete_path = "/model/{modelId}/invoke"
     extra_headers = (("x-amzn-bedrock-content-type", "application/json"),)
-    event_quirks: ClassVar[dict[str, str | None]] = {
-        "no_empty_partial_json": None,
-        "input_on_block_start": None,
+    cannot_express: ClassVar[Mapping[str, str]] = {
+        **INEXPRESSIBLE,
         "ping_events": "Bedrock relays no ping events",
         "json_padding": "Bedrock relays Anthropic's events as compact, unpadded JSON",
     }
+    event_quirks = (AnthropicNoEmptyPartialJson, AnthropicInputOnBlockStart)
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The ``chunk`` events for a planned stream (see the module docstring).
 
         Raises:
-            TooltapeUsageError: A quirk cannot be said on this wire, or is another
-                dialect's EVENTS quirk.
+            TooltapeUsageError: A call's id or name is not on its block start.
         """
-        check_expressible(self.name, stream, quirks, self.event_quirks)
+        require_header_fields(stream, self.name)
         reshape = _Reshape(stream.seed)
         out: list[ProviderEvent] = []
-        for event in _ANTHROPIC.events(stream, quirks):
+        for event in _ANTHROPIC.build_events(stream, quirks):
             if event.event == "ping" or not isinstance(event.data, dict):
                 continue
             if event.event == "error":

@@ -20,7 +20,7 @@ so are ``duplicate_ids`` and ``interleave_calls`` (rendered faithfully though
 Cohere has not been seen to interleave). Quirks that move the name or id off
 ``tool-call-start``, change the index or pack several deltas into one event
 cannot be said here and raise :class:`~tooltape.harness.TooltapeUsageError`
-(``_INEXPRESSIBLE``), as do EVENTS quirks (this dialect has none).
+(``INEXPRESSIBLE``), as do EVENTS quirks (this dialect has none).
 
 Finish: ``tool_calls``/``stop``/``length`` become ``TOOL_CALL``/``COMPLETE``/
 ``MAX_TOKENS``; Cohere has no content-filter reason, so ``content_filter`` is
@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
 from random import Random
 from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._complete import (
@@ -56,7 +55,7 @@ from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, TooltapeUsageError, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream, TooltapeUsageError, stream_plan
 
 __all__ = ["CohereV2Dialect"]
 
@@ -64,7 +63,25 @@ _FINISH = {"tool_calls": "TOOL_CALL", "stop": "COMPLETE", "length": "MAX_TOKENS"
 _ERROR_TEXT = "internal server error, this has been reported to our developers"
 _PIECE = re.compile(r"\s*\S+|\s+")
 _START = "the call's id and name ride once, on tool-call-start"
-_INEXPRESSIBLE = {
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "interleave_calls",
+        "malformed_args",
+        "non_object_args",
+        "split_args",
+        "split_inside_escapes",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""The tool-chunk quirks this wire says: all the argument-text quirks."""
+
+INEXPRESSIBLE = {
     "split_name": _START,
     "repeat_name": _START,
     "late_name": _START + ", before any argument",
@@ -163,25 +180,13 @@ def _usage(plan: Plan) -> dict[str, Any]:
     return {"billed_units": billed, "tokens": {"input_tokens": 968, "output_tokens": output + 55}}
 
 
-def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> None:
-    """Raise for quirks and finishes this wire cannot say (the module docstring says why)."""
-    if event_quirks:
-        kinds = ", ".join(str(q) for q in event_quirks)
-        raise TooltapeUsageError(
-            f"quirk(s) {kinds} belong to another dialect; cohere_v2 has no EVENTS quirks"
-        )
-    for chunk_quirk in stream.quirks:
-        reason = _INEXPRESSIBLE.get(getattr(chunk_quirk, "kind", ""))
-        if reason:
-            raise TooltapeUsageError(
-                f"quirk {chunk_quirk} cannot be rendered by dialect cohere_v2: {reason}"
-            )
+def _check_finish(stream: PlannedStream) -> None:
+    """Raise for a finish this wire cannot say (the module docstring says why)."""
     if stream.finish == "content_filter":
         raise TooltapeUsageError(
             "finish 'content_filter' cannot be rendered by dialect cohere_v2: Cohere's finish "
             "reasons are COMPLETE, STOP_SEQUENCE, MAX_TOKENS, TOOL_CALL, ERROR and TIMEOUT"
         )
-    require_header_fields(stream, "cohere_v2", "on tool-call-start")
 
 
 class CohereV2Dialect(Dialect):
@@ -203,14 +208,18 @@ class CohereV2Dialect(Dialect):
     )
     framing = "sse"
     media_type = "text/event-stream"
+    expresses = EXPRESSES
+    cannot_express = INEXPRESSIBLE
+    event_quirks = ()
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The events of the planned stream, ``message-start`` to ``[DONE]``.
 
         Raises:
             TooltapeUsageError: A quirk or finish cannot be said on this wire.
         """
-        _check_expressible(stream, quirks)
+        _check_finish(stream)
+        require_header_fields(stream, self.name, "on tool-call-start")
         return _Events(stream).build()
 
     def parse(self, body: bytes) -> Deltas:

@@ -46,22 +46,27 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Sequence
 from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
+    EVENT_QUIRKS,
+    EXPRESSES,
+    INEXPRESSIBLE,
+    FinishWithLastPart,
+    FinishWithoutParts,
     GeminiModel,
     LowerFinalPromptCount,
+    NoThoughtSignature,
     PartialArgs,
     SignatureOnlyPart,
-    check_expressible,
+    check_combinations,
     partial_parts,
 )
 from tooltape.fake_providers.dialects.gemini._validate import (
@@ -73,7 +78,6 @@ from tooltape.harness import (
     Fragment,
     Plan,
     PlannedStream,
-    Quirk,
     TooltapeUsageError,
     stream_plan,
 )
@@ -103,14 +107,14 @@ Part = dict[str, Any]
 class _Frames:
     """Builds one stream's frames: each a list of parts, then the envelope around them."""
 
-    def __init__(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
         self.stream = stream
-        self.by_kind = {quirk.kind: quirk for quirk in quirks}
+        self.quirks = quirks
         self.rng = Random(f"{stream.seed}:gemini")
-        model = self.by_kind.get("gemini_model")
-        self.model = model.model if isinstance(model, GeminiModel) else MODEL
+        model = quirks.get(GeminiModel)
+        self.model = model.model if model is not None else MODEL
         self.response_id = "".join(self.rng.choice(_ID_ALPHABET) for _ in range(23))
-        self.signed = "no_thought_signature" not in self.by_kind
+        self.signed = not quirks.has(NoThoughtSignature)
         self.signature = _signature(stream) if self.signed else ""
         self.thinking = self.signed or bool(stream.plan.reasoning)
 
@@ -123,7 +127,7 @@ class _Frames:
         frames += self.call_frames()
         if self.stream.finish not in ("eof", "error"):
             frames += [[{"text": piece}] for piece in self.pieces(plan.text_after)]
-        if self.signed and "signature_only_part" not in self.by_kind:
+        if self.signed and not self.quirks.has(SignatureOnlyPart):
             target = self.signature_target(frames, calls_from)
             if target is not None:
                 target["thoughtSignature"] = self.signature
@@ -150,14 +154,14 @@ class _Frames:
     def call_frames(self) -> list[list[Part]]:
         """One frame per packed message that opens calls; one part per call (whole)."""
         args = _call_args(self.stream)
-        partial = self.by_kind.get("partial_args")
+        partial = self.quirks.get(PartialArgs)
         rng = Random(f"{self.stream.seed}:partial_args")
         frames: list[list[Part]] = []
         seen: set[int] = set()
         for message in self.stream.messages:
             headers = [f for f in message if f.call not in seen]
             seen.update(f.call for f in headers)
-            if isinstance(partial, PartialArgs):
+            if partial is not None:
                 for header in headers:
                     frames += [[p] for p in partial_parts(header, args[header.call], partial, rng)]
             elif headers:
@@ -166,8 +170,8 @@ class _Frames:
 
     def signature_part(self) -> Part | None:
         """The trailing signature-only part of :class:`SignatureOnlyPart`, if any."""
-        quirk = self.by_kind.get("signature_only_part")
-        if not self.signed or not isinstance(quirk, SignatureOnlyPart):
+        quirk = self.quirks.get(SignatureOnlyPart)
+        if not self.signed or quirk is None:
             return None
         part: Part = {"text": ""} if quirk.empty_text else {}
         return part | {"thoughtSignature": self.signature}
@@ -208,9 +212,9 @@ class _Frames:
             return out
         signature = self.signature_part()
         signatures = [signature] if signature else []
-        if "finish_with_last_part" in self.by_kind and out:
+        if self.quirks.has(FinishWithLastPart) and out:
             out[-1] = ([*(out[-1][0] or []), *signatures], finish)
-        elif "finish_without_parts" in self.by_kind:
+        elif self.quirks.has(FinishWithoutParts):
             out.append((None, finish))
         elif signature is not None and "text" in signature:
             out.append(([signature], finish))
@@ -221,12 +225,12 @@ class _Frames:
     def build(self) -> list[dict[str, Any]]:
         """Every frame's payload, cumulative usage included, then the error if any."""
         frames = self.with_finish()
-        lower = self.by_kind.get("lower_final_prompt_count")
+        lower = self.quirks.get(LowerFinalPromptCount)
         events, output = [], 0
         for n, (parts, reason) in enumerate(frames):
             output += sum(_tokens(p) for p in parts or [] if not p.get("thought"))
             prompt = _PROMPT_TOKENS
-            if isinstance(lower, LowerFinalPromptCount) and n == len(frames) - 1:
+            if lower is not None and n == len(frames) - 1:
                 prompt -= lower.by
             events.append(self.envelope(parts, self.usage(output, prompt), reason))
         if self.stream.finish == "error":
@@ -295,15 +299,17 @@ class GeminiDialect(Dialect):
         ("candidates[].content.parts[].functionCall.id", "str|null"),
     )
     media_type = "text/event-stream"
+    expresses = EXPRESSES
+    cannot_express = INEXPRESSIBLE
+    event_quirks = EVENT_QUIRKS
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The frames for a planned stream (see the module docstring).
 
         Raises:
-            TooltapeUsageError: A quirk cannot be said on this wire, or is another
-                dialect's EVENTS quirk.
+            TooltapeUsageError: Two quirks this wire cannot say together.
         """
-        check_expressible(stream, quirks)
+        check_combinations(stream, quirks)
         ascii_only = any(getattr(q, "kind", "") == "ascii_escapes" for q in stream.quirks)
         return [
             ProviderEvent(json.dumps(data, separators=(",", ": "), ensure_ascii=ascii_only))

@@ -1,7 +1,7 @@
 """The ``gemini`` dialect's quirks: its EVENTS quirks and which tool-chunk quirks it can say.
 
 A Gemini call is one ``functionCall`` part whose ``args`` is a JSON object, so
-only the tool-chunk quirks listed in ``_EXPRESSIBLE`` have a Gemini shape; the
+only the tool-chunk quirks listed in ``EXPRESSES`` have a Gemini shape; the
 others raise :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect
 and reason. The EVENTS quirks reproduce QUIRKS.md G1-G4 and §7; the last one,
 :class:`PartialArgs`, also renders Vertex AI's ``partialArgs`` parts here.
@@ -27,7 +27,10 @@ __all__ = [
     "NoThoughtSignature",
     "PartialArgs",
     "SignatureOnlyPart",
-    "check_expressible",
+    "EVENT_QUIRKS",
+    "EXPRESSES",
+    "INEXPRESSIBLE",
+    "check_combinations",
     "partial_parts",
 ]
 
@@ -122,31 +125,26 @@ class PartialArgs(GeminiEventQuirk):
     """How a call's last frame looks."""
 
 
-_EVENT_QUIRKS = (
-    GeminiModel,
-    FinishWithLastPart,
-    FinishWithoutParts,
-    NoThoughtSignature,
-    SignatureOnlyPart,
-    LowerFinalPromptCount,
-    PartialArgs,
-)
+EVENT_QUIRKS: tuple[type[Quirk], ...] = (GeminiEventQuirk,)
+"""This dialect's EVENTS quirks: every :class:`GeminiEventQuirk`."""
 
-_EXPRESSIBLE = {
-    "split_args",
-    "whole_args",
-    "whole_call",
-    "split_inside_escapes",
-    "ascii_escapes",
-    "empty_args",
-    "missing_id",
-    "duplicate_ids",
-    "pack_fragments",
-}
+EXPRESSES = frozenset(
+    {
+        "split_args",
+        "whole_args",
+        "whole_call",
+        "split_inside_escapes",
+        "ascii_escapes",
+        "empty_args",
+        "missing_id",
+        "duplicate_ids",
+        "pack_fragments",
+    }
+)
 """Tool-chunk quirks with a Gemini shape (splitters are moot: a call is always whole)."""
 
 _WHOLE = "a functionCall part carries the call whole: name, args object and id together"
-_INEXPRESSIBLE = {
+INEXPRESSIBLE = {
     "truncate_args": "args are a JSON object inside one frame, so the stream cannot end "
     "inside them; end the turn with finish 'eof', or cut a frame with close_mid_event",
     "malformed_args": "args are a JSON object, never text, so they cannot be malformed",
@@ -167,23 +165,9 @@ _INEXPRESSIBLE = {
 }
 
 
-def check_expressible(stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
-    """Raise for quirks this wire cannot say (the module docstring says why)."""
-    for quirk in quirks:
-        if not isinstance(quirk, GeminiEventQuirk):
-            known = ", ".join(sorted(q.model_fields["kind"].default for q in _EVENT_QUIRKS))
-            raise TooltapeUsageError(
-                f"quirk {quirk} belongs to another dialect; gemini renders only these "
-                f"EVENTS quirks: {known}"
-            )
-    for chunk_quirk in stream.quirks:
-        kind = str(getattr(chunk_quirk, "kind", ""))
-        if kind not in _EXPRESSIBLE:
-            reason = _INEXPRESSIBLE.get(kind, _WHOLE)
-            raise TooltapeUsageError(
-                f"quirk {chunk_quirk} cannot be rendered by dialect gemini: {reason}"
-            )
-    kinds = {q.kind for q in quirks} | {str(getattr(q, "kind", "")) for q in stream.quirks}
+def check_combinations(stream: PlannedStream, quirks: Sequence[Quirk]) -> None:
+    """Raise for a pair of quirks that this wire cannot say together."""
+    kinds = {q.kind for q in quirks} | {q.kind for q in stream.quirks}
     for pair in (
         ("finish_with_last_part", "finish_without_parts"),
         ("finish_without_parts", "signature_only_part"),

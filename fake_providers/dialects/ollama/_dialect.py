@@ -20,7 +20,7 @@ token-sized split and ``whole_call`` render alike and ``pack_fragments`` with
 calls). Quirks that need argument text, names or ids spread over chunks, or an
 index other than the call's position, cannot be said on this wire: they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect and why
-(``_INEXPRESSIBLE``). The ``reemitted_calls`` EVENTS quirk sends every tool-call
+(``INEXPRESSIBLE``). The ``reemitted_calls`` EVENTS quirk sends every tool-call
 line twice (§13: ChatOllama then runs each call twice).
 
 Finish: ``tool_calls`` and ``stop`` end with ``done_reason: "stop"`` (Ollama has
@@ -37,13 +37,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
@@ -74,7 +73,7 @@ _GO_ESCAPES |= {"\u2028": "\\u2028", "\u2029": "\\u2029"}
 _GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
 
 _WHOLE = "each call travels whole in one line, its arguments a JSON object"
-_INEXPRESSIBLE = {
+INEXPRESSIBLE = {
     "split_args": _WHOLE + ", so its argument text cannot be cut",
     "split_inside_escapes": _WHOLE + ", so its argument text cannot be cut",
     "cumulative_args": _WHOLE + ", so there are no argument pieces to repeat",
@@ -104,9 +103,6 @@ class OllamaReemittedCalls(Quirk):
     stage: ClassVar[Stage] = Stage.EVENTS
     cites: ClassVar[str] = "§13 Ollama native; run-llama/llama_index#22464 (dedup by content)"
     lossless: ClassVar[bool] = False
-
-
-_EVENT_QUIRKS = (OllamaReemittedCalls,)
 
 
 # --- rendering --------------------------------------------------------------------------
@@ -183,20 +179,8 @@ def _arguments(text: str) -> dict[str, Any]:
     return value
 
 
-def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> None:
-    for quirk in event_quirks:
-        if not isinstance(quirk, _EVENT_QUIRKS):
-            kinds = ", ".join(sorted(q.model_fields["kind"].default for q in _EVENT_QUIRKS))
-            raise TooltapeUsageError(
-                f"quirk {quirk} belongs to another dialect; ollama renders only these "
-                f"EVENTS quirks: {kinds}"
-            )
-    for chunk_quirk in stream.quirks:
-        reason = _INEXPRESSIBLE.get(getattr(chunk_quirk, "kind", ""))
-        if reason:
-            raise TooltapeUsageError(
-                f"quirk {chunk_quirk} cannot be rendered by dialect ollama: {reason}"
-            )
+def _check_finish(stream: PlannedStream) -> None:
+    """Raise for a finish this wire cannot say."""
     if stream.finish == "content_filter":
         raise TooltapeUsageError(
             "finish 'content_filter' cannot be rendered by dialect ollama: Ollama has no content "
@@ -236,19 +220,32 @@ class OllamaDialect(Dialect):
     )
     media_type = "application/x-ndjson"
     completion_media_type = "application/json; charset=utf-8"
+    expresses = frozenset(
+        {
+            "duplicate_ids",
+            "empty_args",
+            "missing_id",
+            "no_index",
+            "pack_fragments",
+            "whole_args",
+            "whole_call",
+        }
+    )
+    cannot_express = INEXPRESSIBLE
+    event_quirks = (OllamaReemittedCalls,)
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """Lines for the planned stream: thinking, text, whole tool calls, the done line.
 
         Raises:
-            TooltapeUsageError: A quirk or finish cannot be said on this wire.
+            TooltapeUsageError: A finish this wire cannot say.
         """
-        _check_expressible(stream, quirks)
+        _check_finish(stream)
         plan, lines = stream.plan, _Lines(stream.seed)
         lines.texts(plan.reasoning, "thinking")
         lines.texts(plan.text_before, "content")
         for calls in _tool_call_lines(stream):
-            for _ in range(2 if any(isinstance(q, OllamaReemittedCalls) for q in quirks) else 1):
+            for _ in range(2 if quirks.has(OllamaReemittedCalls) else 1):
                 lines.chunk(tool_calls=calls)
         if stream.finish == "eof":
             return lines.out

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal
@@ -34,17 +33,20 @@ from typing import Any, ClassVar, Literal
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
     chat_completion,
     chat_completion_deltas,
 )
-from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
+from tooltape.fake_providers.dialects.openai_chat._validate import (
+    openai_body_error,
+    validate_chat_request,
+)
 from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage, stream_plan
-from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._stored import stored_chunks
 
 __all__ = [
@@ -152,6 +154,36 @@ class ReasoningDeltas(ChatEventQuirk):
 
 # --- rendering --------------------------------------------------------------------------
 
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "changing_id",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "empty_string_continuations",
+        "id_on_every_chunk",
+        "index_offset",
+        "interleave_calls",
+        "late_id",
+        "late_name",
+        "malformed_args",
+        "missing_id",
+        "no_index",
+        "non_object_args",
+        "pack_fragments",
+        "repeat_name",
+        "shared_index",
+        "split_args",
+        "split_inside_escapes",
+        "split_name",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""Every tool-chunk quirk: a ``tool_calls`` entry has a key for each field, all optional."""
+
 _ALNUM = string.ascii_letters + string.digits
 _MODEL = "gpt-4o-mini-2024-07-18"
 _CREATED = 1767625745
@@ -162,8 +194,8 @@ _SERVER_ERROR = "The server had an error while processing your request. Sorry ab
 class _Envelope:
     """Wraps deltas into chunks with the envelope keys, in the order real recordings use."""
 
-    def __init__(self, seed: int, kinds: dict[str, ChatEventQuirk]) -> None:
-        self.kinds = kinds
+    def __init__(self, seed: int, quirks: EventQuirks) -> None:
+        self.quirks = quirks
         self.rng = Random(f"{seed}:openai_chat")
         self.completion_id = "chatcmpl-" + "".join(self.rng.choices(_ALNUM, k=29))
         self.fingerprint = "fp_" + "".join(self.rng.choices("0123456789abcdef", k=10))
@@ -178,17 +210,17 @@ class _Envelope:
             "created": _CREATED,
             "model": _MODEL,
         }
-        if "no_service_tier" not in self.kinds:
+        if not self.quirks.has(NoServiceTier):
             chunk["service_tier"] = "default"
         chunk["system_fingerprint"] = self.fingerprint
-        with_usage = "no_usage_chunk" not in self.kinds
-        usage_first = not last and "first_call_on_role_chunk" not in self.kinds
+        with_usage = not self.quirks.has(NoUsageChunk)
+        usage_first = not last and not self.quirks.has(FirstCallOnRoleChunk)
         if with_usage and usage_first:
             chunk["usage"] = None
         chunk["choices"] = choices
         if with_usage and not usage_first:
             chunk["usage"] = usage
-        if "no_obfuscation" not in self.kinds:
+        if not self.quirks.has(NoObfuscation):
             length = self.rng.randint(0, 15)
             chunk["obfuscation"] = "".join(self.rng.choices(_ALNUM, k=length))
         return chunk
@@ -196,21 +228,21 @@ class _Envelope:
     def choice(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         """The single choice of a chunk."""
         choice: dict[str, Any] = {"index": 0, "delta": delta}
-        if "no_logprobs" not in self.kinds:
+        if not self.quirks.has(NoLogprobs):
             choice["logprobs"] = None
         choice["finish_reason"] = finish
         return choice
 
 
-def _tool_entry(fragment: Fragment, kinds: dict[str, ChatEventQuirk]) -> dict[str, Any]:
+def _tool_entry(fragment: Fragment, quirks: EventQuirks) -> dict[str, Any]:
     """One ``tool_calls`` entry: a key per field the fragment puts on the wire."""
-    nulls = "null_continuation_fields" in kinds
+    nulls = quirks.has(NullContinuationFields)
     entry: dict[str, Any] = {}
     if fragment.index is not None:
         entry["index"] = fragment.index
     if fragment.id is not None or nulls:
         entry["id"] = fragment.id
-    if fragment.id is not None or "type_on_every_chunk" in kinds:
+    if fragment.id is not None or quirks.has(TypeOnEveryChunk):
         entry["type"] = "function"
     function: dict[str, Any] = {}
     if fragment.name is not None or nulls:
@@ -221,11 +253,11 @@ def _tool_entry(fragment: Fragment, kinds: dict[str, ChatEventQuirk]) -> dict[st
     return entry
 
 
-def _choice_deltas(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[dict[str, Any]]:
+def _choice_deltas(stream: PlannedStream, quirks: EventQuirks) -> list[dict[str, Any]]:
     """The ``delta`` of every chunk before the finish chunk, in wire order."""
     plan = stream.plan
-    reasoning = kinds.get("reasoning_deltas")
-    field = reasoning.field if isinstance(reasoning, ReasoningDeltas) and plan.reasoning else None
+    reasoning = quirks.get(ReasoningDeltas)
+    field = reasoning.field if reasoning is not None and plan.reasoning else None
     role: dict[str, Any] = {"role": "assistant", "content": None}
     if field:
         role[field] = ""
@@ -235,9 +267,9 @@ def _choice_deltas(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> l
     if field:
         deltas += [{"content": None, field: piece} for piece in _PIECE.findall(plan.reasoning)]
     deltas += [_content(piece, field) for piece in _PIECE.findall(plan.text_before)]
-    messages = [{"tool_calls": [_tool_entry(f, kinds) for f in m]} for m in stream.messages]
-    on_role = kinds.get("first_call_on_role_chunk")
-    if isinstance(on_role, FirstCallOnRoleChunk) and messages and len(deltas) == 1:
+    messages = [{"tool_calls": [_tool_entry(f, quirks) for f in m]} for m in stream.messages]
+    on_role = quirks.get(FirstCallOnRoleChunk)
+    if on_role is not None and messages and len(deltas) == 1:
         role.update(messages.pop(0))
         if on_role.refusal:
             role["refusal"] = None
@@ -390,19 +422,18 @@ class OpenAIChatDialect(Dialect):
     stream_flag = True
     framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
+    expresses = EXPRESSES
+    event_quirks = (ChatEventQuirk,)
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """Chunks for the planned stream: role, text, tool calls, finish, usage, ``[DONE]``.
 
         Finish ``eof`` stops after the last fragment; ``error`` sends an error object
         inside the 200 stream (T3) instead of the finish chunk.
-
-        Raises:
-            TooltapeUsageError: A quirk is an EVENTS quirk of another dialect.
         """
-        kinds = _event_quirks(quirks)
-        events = _chunk_events(stream, kinds)
-        for quirk in sorted(kinds.values(), key=lambda quirk: quirk.priority):
+        events = _chunk_events(stream, quirks)
+        chat_quirks = [q for q in quirks if isinstance(q, ChatEventQuirk)]
+        for quirk in sorted(chat_quirks, key=lambda quirk: quirk.priority):
             events = quirk.rewrite_events(events, stream)
         return events
 
@@ -429,10 +460,14 @@ class OpenAIChatDialect(Dialect):
         """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""
         return validate_chat_request(request)
 
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """OpenAI's answer to a body it cannot bind (see its ``_validate`` module)."""
+        return openai_body_error(problem)
 
-def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> list[ProviderEvent]:
-    envelope = _Envelope(stream.seed, kinds)
-    deltas = _choice_deltas(stream, kinds)
+
+def _chunk_events(stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
+    envelope = _Envelope(stream.seed, quirks)
+    deltas = _choice_deltas(stream, quirks)
     events = [ProviderEvent(envelope.chunk([envelope.choice(d)], last=False)) for d in deltas]
     if stream.finish == "eof":
         return events
@@ -441,18 +476,7 @@ def _chunk_events(stream: PlannedStream, kinds: dict[str, ChatEventQuirk]) -> li
         return [*events, ProviderEvent({"error": error}), ProviderEvent("[DONE]")]
     finish = envelope.choice({}, stream.finish)
     events.append(ProviderEvent(envelope.chunk([finish], None, last=True)))
-    if "no_usage_chunk" not in kinds:
+    if not quirks.has(NoUsageChunk):
         usage = _usage(len(deltas))
         events.append(ProviderEvent(envelope.chunk([], usage, last=True)))
     return [*events, ProviderEvent("[DONE]")]
-
-
-def _event_quirks(quirks: Sequence[Quirk]) -> dict[str, ChatEventQuirk]:
-    foreign = [q.kind for q in quirks if not isinstance(q, ChatEventQuirk)]
-    if foreign:
-        known = sorted(c.model_fields["kind"].default for c in ChatEventQuirk.__subclasses__())
-        raise TooltapeUsageError(
-            f"event quirk(s) {', '.join(foreign)} do not apply to the openai_chat dialect; "
-            f"its event quirks are: {', '.join(known)}"
-        )
-    return {q.kind: q for q in quirks if isinstance(q, ChatEventQuirk)}

@@ -1,8 +1,8 @@
 """OpenAI-compatible server profiles: ``openai_chat`` plus the quirks a named server shows.
 
 A profile (``azure``, ``vllm``, ``openrouter``...) is the ``openai_chat``
-dialect with a fixed bundle of quirks, registered at import with
-:func:`~tooltape.fake_providers.register_profile`; ``get_dialect("vllm")``
+dialect with a fixed bundle of quirks, listed in :data:`PROFILES` (the registry in
+:mod:`tooltape.fake_providers.dialects` reads it); ``get_dialect("vllm")``
 renders, parses and validates like ``openai_chat`` with those quirks applied
 before the caller's. Every profile cites the QUIRKS.md entries (and corpus
 recordings) it reproduces. Tool-chunk quirks shape what a merger sees; the
@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-from tooltape.fake_providers._dialect import register_profile
 
 # Importing the quirk modules registers their kinds, which the bundles below name.
 from tooltape.fake_providers.dialects.openai_compatible import (  # noqa: F401
@@ -359,11 +357,3 @@ def profile_base_url(name: str) -> str:
 def corpus_claims() -> list[tuple[str, str]]:
     """``(corpus provider, profile)`` for every OpenAI-compatible provider in the corpus."""
     return sorted((claim, p.name) for p in PROFILES for claim in p.claims)
-
-
-def _register() -> None:
-    for profile in PROFILES:
-        register_profile(profile.name, profile.base, profile.quirks, profile.description)
-
-
-_register()

@@ -34,21 +34,35 @@ import base64
 import json
 import re
 import string
-from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
-from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 from tooltape.fake_providers.dialects.openai_responses._complete import (
     response_deltas,
     response_object,
 )
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
-from tooltape.fake_providers.dialects.openai_responses._quirks import DIALECT, check_quirks
+from tooltape.fake_providers.dialects.openai_responses._quirks import (
+    DIALECT,
+    EVENT_QUIRKS,
+    EXPRESSES,
+    NOT_EXPRESSIBLE,
+    DataOnlyFrames,
+    DoneSentinel,
+    EncryptedReasoning,
+    NoArgumentDeltas,
+    NoSequenceNumber,
+    OpenCallsFirst,
+    ResponseFailed,
+    ResponsesNoObfuscation,
+)
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream, stream_plan
 from tooltape.harness._fragments import Fragment
 
 __all__ = ["OpenAIResponsesDialect"]
@@ -86,16 +100,13 @@ class OpenAIResponsesDialect(Dialect):
         ("arguments", "str"),
     )
     media_type = "text/event-stream; charset=utf-8"
+    expresses = EXPRESSES
+    cannot_express = NOT_EXPRESSIBLE
+    event_quirks = EVENT_QUIRKS
 
-    def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
-        """The Responses events for a planned stream, EVENTS quirks applied.
-
-        Raises:
-            TooltapeUsageError: A quirk this wire cannot express, or an event
-                quirk of another dialect.
-        """
-        kinds = check_quirks(stream.quirks, quirks)
-        return _Renderer(stream, kinds).render()
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
+        """The Responses events for a planned stream, EVENTS quirks applied."""
+        return _Renderer(stream, quirks).render()
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
@@ -124,12 +135,16 @@ class OpenAIResponsesDialect(Dialect):
         """The Responses API's 400 for a function call without output, or an orphan output."""
         return validate_responses_request(request)
 
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """OpenAI's answer to a body it cannot bind, as for Chat Completions."""
+        return openai_body_error(problem)
+
 
 class _Renderer:
     """Builds one stream's events: the items in wire order, then the terminal event."""
 
-    def __init__(self, stream: PlannedStream, kinds: set[str]) -> None:
-        self.stream, self.plan, self.kinds = stream, stream.plan, kinds
+    def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
+        self.stream, self.plan, self.quirks = stream, stream.plan, quirks
         self.rng = Random(f"{stream.seed}:{DIALECT}")
         self.response_id = "resp_" + self._hex()
         self.created_at = 1_760_000_000 + self.rng.randrange(10_000_000)
@@ -163,7 +178,7 @@ class _Renderer:
 
     def _reasoning(self, text: str) -> None:
         item_id = "rs_" + self._hex()
-        if "encrypted_reasoning" in self.kinds:
+        if self.quirks.has(EncryptedReasoning):
             sealed = base64.urlsafe_b64encode(text.encode()).decode()
             item = {"id": item_id, "type": "reasoning", "summary": []}
             at = self._open({**item, "encrypted_content": "gAAAAAB" + sealed[:8]})
@@ -245,9 +260,9 @@ class _Renderer:
         self._calls()
         if self.plan.text_after and self.stream.truncated_call is None:
             self._message(self.plan.text_after)
-        if "no_argument_deltas" in self.kinds:
+        if self.quirks.has(NoArgumentDeltas):
             self.events = [e for e in self.events if e[0]["type"] != _ARGS_DELTA]
-        if "open_calls_first" in self.kinds:
+        if self.quirks.has(OpenCallsFirst):
             self._open_calls_first()
         self._finish()
         return self._provider_events()
@@ -266,7 +281,7 @@ class _Renderer:
             self.events = self.events[: last + 1]
             done = (e for e, _ in self.events if e["type"] == _DONE)
             self.final_items = {e["output_index"]: e["item"] for e in done}
-        if finish == "error" and "response_failed" in self.kinds:
+        if finish == "error" and self.quirks.has(ResponseFailed):
             error = {"code": "server_error", "message": SERVER_ERROR}
             self._emit("response.failed", response=self._response("failed", error=error))
         elif finish == "error":
@@ -302,15 +317,15 @@ class _Renderer:
         provider_events = []
         for number, (event, _) in enumerate(self.events):
             fields = {k: v for k, v in event.items() if k != "type"}
-            if "no_sequence_number" not in self.kinds:
+            if not self.quirks.has(NoSequenceNumber):
                 fields["sequence_number"] = number
-            if "responses_no_obfuscation" in self.kinds:
+            if self.quirks.has(ResponsesNoObfuscation):
                 fields.pop("obfuscation", None)
             # 2026 recordings: `type` first, the other fields in alphabetical order.
             data = {"type": event["type"], **dict(sorted(fields.items()))}
-            sse_event = None if "responses_data_only" in self.kinds else event["type"]
+            sse_event = None if self.quirks.has(DataOnlyFrames) else event["type"]
             provider_events.append(ProviderEvent(data, sse_event))
-        if "responses_done_sentinel" in self.kinds:
+        if self.quirks.has(DoneSentinel):
             provider_events.append(ProviderEvent("[DONE]"))
         return provider_events
 

@@ -4,34 +4,53 @@ The Responses wire sends a call's name and ``call_id`` once, on the
 ``function_call`` item, and has no chunk index at all (langchain-openai
 derives one from ``output_index`` changes). Tool-chunk quirks that edit the
 index, the name or the id of single chunks, or pack chunks into one message,
-have nothing to act on; :func:`check_quirks` rejects them with a
-:class:`TooltapeUsageError` naming the quirk and the dialect rather than
-render a stream that silently ignores them.
+have nothing to act on; the dialect declares them in :data:`NOT_EXPRESSIBLE`,
+and the base class rejects them with a :class:`TooltapeUsageError` naming the
+quirk and the dialect rather than render a stream that silently ignores them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import ClassVar, Literal
 
-from tooltape.harness import Quirk, Stage, TooltapeUsageError
+from tooltape.harness import Quirk, Stage
 
 __all__ = [
     "DataOnlyFrames",
     "DoneSentinel",
     "EncryptedReasoning",
+    "EVENT_QUIRKS",
+    "EXPRESSES",
     "NOT_EXPRESSIBLE",
     "NoArgumentDeltas",
     "NoSequenceNumber",
     "OpenCallsFirst",
     "ResponseFailed",
     "ResponsesNoObfuscation",
-    "check_quirks",
 ]
 
 DIALECT = "openai_responses"
 
 _NO_INDEX = "the wire has no index; langchain-openai derives it from output_index changes"
+EXPRESSES = frozenset(
+    {
+        "ascii_escapes",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "interleave_calls",
+        "malformed_args",
+        "missing_id",
+        "non_object_args",
+        "split_args",
+        "split_inside_escapes",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""Tool-chunk quirk kinds this dialect renders: the argument-text quirks and missing ids."""
+
 NOT_EXPRESSIBLE = {
     "no_index": _NO_INDEX,
     "index_offset": _NO_INDEX,
@@ -127,7 +146,7 @@ class DoneSentinel(Quirk):
     cites: ClassVar[str] = "S10; corpus: OpenRouter /responses recording"
 
 
-_EVENT_QUIRKS: tuple[type[Quirk], ...] = (
+EVENT_QUIRKS: tuple[type[Quirk], ...] = (
     NoArgumentDeltas,
     OpenCallsFirst,
     ResponseFailed,
@@ -137,29 +156,3 @@ _EVENT_QUIRKS: tuple[type[Quirk], ...] = (
     DataOnlyFrames,
     DoneSentinel,
 )
-
-
-def check_quirks(chunk_quirks: Iterable[object], event_quirks: Iterable[Quirk]) -> set[str]:
-    """The kinds of the event quirks, after refusing what this dialect cannot express.
-
-    Raises:
-        TooltapeUsageError: A tool-chunk quirk in :data:`NOT_EXPRESSIBLE`, or an
-            event quirk that belongs to another dialect.
-    """
-    for quirk in chunk_quirks:
-        kind = getattr(quirk, "kind", str(quirk))
-        if kind in NOT_EXPRESSIBLE:
-            raise TooltapeUsageError(
-                f"quirk {kind!r} cannot be expressed in the {DIALECT} dialect: "
-                f"{NOT_EXPRESSIBLE[kind]}"
-            )
-    kinds = set()
-    for quirk in event_quirks:
-        if not isinstance(quirk, _EVENT_QUIRKS):
-            own = ", ".join(q.model_fields["kind"].default for q in _EVENT_QUIRKS)
-            raise TooltapeUsageError(
-                f"event quirk {quirk.kind!r} does not apply to the {DIALECT} dialect; "
-                f"its event quirks are: {own}"
-            )
-        kinds.add(quirk.kind)
-    return kinds
