@@ -11,44 +11,54 @@ The bundled library holds every scenario recorded in every dialect
 (:func:`library_path`).
 """
 
-from tooltape.cassettes._convert import API_DIALECTS, convert_corpus_files, convert_corpus_record
-from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
-from tooltape.cassettes._inspect import (
-    Inspection,
-    InteractionInspection,
-    inspect_body,
-    inspect_cassette,
-)
-from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
-from tooltape.cassettes._library_build import LIBRARY_DIR, generate_library, library_path
-from tooltape.cassettes._match import DEFAULT_MATCH_ON, IGNORED_BODY_FIELDS, URL_MATCH_ON
-from tooltape.cassettes._model import (
-    Cassette,
-    CassetteInfo,
-    Interaction,
-    RecordedRequest,
-    RecordedResponse,
-)
-from tooltape.cassettes._mutate import mutate
-from tooltape.cassettes._player import CassettePlayer
-from tooltape.cassettes._rendered import save_counterexample, save_rendered
-from tooltape.cassettes._scrub import Scrubber
-from tooltape.cassettes._serve import (
-    CassetteTransport,
-    ServedCassette,
-    add_cassette_routes,
-    serve_cassette,
-)
-from tooltape.cassettes._session import (
-    RECORD_MODES,
-    CassetteSession,
-    RecordMode,
-    record,
-    replay,
-    use_cassette,
-)
-from tooltape.cassettes._shape import StreamShape, drift, drift_report, stream_shape
-from tooltape.cassettes._store import load_cassette, save_cassette
+from __future__ import annotations
+
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from tooltape.cassettes._convert import (
+        API_DIALECTS,
+        convert_corpus_files,
+        convert_corpus_record,
+    )
+    from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
+    from tooltape.cassettes._inspect import (
+        Inspection,
+        InteractionInspection,
+        inspect_body,
+        inspect_cassette,
+    )
+    from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
+    from tooltape.cassettes._library_build import LIBRARY_DIR, generate_library, library_path
+    from tooltape.cassettes._match import DEFAULT_MATCH_ON, IGNORED_BODY_FIELDS, URL_MATCH_ON
+    from tooltape.cassettes._model import (
+        Cassette,
+        CassetteInfo,
+        Interaction,
+        RecordedRequest,
+        RecordedResponse,
+    )
+    from tooltape.cassettes._mutate import mutate
+    from tooltape.cassettes._player import CassettePlayer
+    from tooltape.cassettes._rendered import save_counterexample, save_rendered
+    from tooltape.cassettes._scrub import Scrubber
+    from tooltape.cassettes._serve import (
+        CassetteTransport,
+        ServedCassette,
+        add_cassette_routes,
+        serve_cassette,
+    )
+    from tooltape.cassettes._session import (
+        RECORD_MODES,
+        CassetteSession,
+        RecordMode,
+        record,
+        replay,
+        use_cassette,
+    )
+    from tooltape.cassettes._shape import StreamShape, drift, drift_report, stream_shape
+    from tooltape.cassettes._store import load_cassette, save_cassette
 
 __all__ = [
     "API_DIALECTS",
@@ -97,3 +107,69 @@ __all__ = [
     "stream_shape",
     "use_cassette",
 ]
+
+# Public names are imported on first use: importing any submodule runs this file first,
+# and `tooltape inspect` should not pay for the recorder, the player and the library builder.
+_LAZY: dict[str, str] = {
+    "API_DIALECTS": "_convert",
+    "convert_corpus_files": "_convert",
+    "convert_corpus_record": "_convert",
+    "CassetteError": "_errors",
+    "UnmatchedRequest": "_errors",
+    "UnplayedInteractions": "_errors",
+    "Inspection": "_inspect",
+    "InteractionInspection": "_inspect",
+    "inspect_body": "_inspect",
+    "inspect_cassette": "_inspect",
+    "SCENARIOS_FILE": "_library",
+    "bundled_scenarios": "_library",
+    "get_scenario": "_library",
+    "LIBRARY_DIR": "_library_build",
+    "generate_library": "_library_build",
+    "library_path": "_library_build",
+    "DEFAULT_MATCH_ON": "_match",
+    "IGNORED_BODY_FIELDS": "_match",
+    "URL_MATCH_ON": "_match",
+    "Cassette": "_model",
+    "CassetteInfo": "_model",
+    "Interaction": "_model",
+    "RecordedRequest": "_model",
+    "RecordedResponse": "_model",
+    "mutate": "_mutate",
+    "CassettePlayer": "_player",
+    "save_counterexample": "_rendered",
+    "save_rendered": "_rendered",
+    "Scrubber": "_scrub",
+    "CassetteTransport": "_serve",
+    "ServedCassette": "_serve",
+    "add_cassette_routes": "_serve",
+    "serve_cassette": "_serve",
+    "RECORD_MODES": "_session",
+    "CassetteSession": "_session",
+    "RecordMode": "_session",
+    "record": "_session",
+    "replay": "_session",
+    "use_cassette": "_session",
+    "StreamShape": "_shape",
+    "drift": "_shape",
+    "drift_report": "_shape",
+    "stream_shape": "_shape",
+    "load_cassette": "_store",
+    "save_cassette": "_store",
+}
+"""Which private module defines each public name."""
+
+
+if not _typing.TYPE_CHECKING:  # mypy reads the imports above; a typo stays an error
+
+    def __getattr__(name: str) -> _typing.Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -12,30 +12,36 @@ Quirks are named by kind in ``render(..., quirks=[...])``; the classes live in
 :class:`Dialect` and registering it with :func:`register_dialect`.
 """
 
-from tooltape.fake_providers._asgi import FakeProviderApp
-from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._chat_model import (
-    FakeHistoryRejected,
-    FakeStreamError,
-    FakeToolStreamingModel,
-    ScriptedTurn,
-)
-from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._differential import differential, differential_table
-from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
-from tooltape.fake_providers._limits import ServerLimits
-from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
-from tooltape.fake_providers._registry import (
-    dialect_names,
-    get_dialect,
-    register_dialect,
-    register_profile,
-)
-from tooltape.fake_providers._respx import add_respx_routes, patch_httpx
-from tooltape.fake_providers._server import serve_in_thread
-from tooltape.fake_providers._sse import decode_sse
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.fake_providers.dialects.openai_compatible._profiles import profile_table
+from __future__ import annotations
+
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from tooltape.fake_providers._asgi import FakeProviderApp
+    from tooltape.fake_providers._body import BodyProblem
+    from tooltape.fake_providers._chat_model import (
+        FakeHistoryRejected,
+        FakeStreamError,
+        FakeToolStreamingModel,
+        ScriptedTurn,
+    )
+    from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+    from tooltape.fake_providers._differential import differential, differential_table
+    from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
+    from tooltape.fake_providers._limits import ServerLimits
+    from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
+    from tooltape.fake_providers._registry import (
+        dialect_names,
+        get_dialect,
+        register_dialect,
+        register_profile,
+    )
+    from tooltape.fake_providers._respx import add_respx_routes, patch_httpx
+    from tooltape.fake_providers._server import serve_in_thread
+    from tooltape.fake_providers._sse import decode_sse
+    from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+    from tooltape.fake_providers.dialects.openai_compatible._profiles import profile_table
 
 __all__ = [
     "BodyProblem",
@@ -67,3 +73,52 @@ __all__ = [
     "register_profile",
     "serve_in_thread",
 ]
+
+# Public names are imported on first use: importing any submodule runs this file first,
+# and `tooltape inspect` should not pay for the chat model, the ASGI app and the transports.
+_LAZY: dict[str, str] = {
+    "FakeProviderApp": "_asgi",
+    "BodyProblem": "_body",
+    "FakeHistoryRejected": "_chat_model",
+    "FakeStreamError": "_chat_model",
+    "FakeToolStreamingModel": "_chat_model",
+    "ScriptedTurn": "_chat_model",
+    "Dialect": "_dialect",
+    "EventQuirks": "_dialect",
+    "ProviderEvent": "_dialect",
+    "differential": "_differential",
+    "differential_table": "_differential",
+    "FakeTransport": "_httpx2_transport",
+    "patch_httpx2": "_httpx2_transport",
+    "ServerLimits": "_limits",
+    "FakeProvider": "_provider",
+    "ProviderRouter": "_provider",
+    "dialect_names": "_registry",
+    "get_dialect": "_registry",
+    "register_dialect": "_registry",
+    "register_profile": "_registry",
+    "add_respx_routes": "_respx",
+    "patch_httpx": "_respx",
+    "serve_in_thread": "_server",
+    "decode_sse": "_sse",
+    "ProviderError": "_wire",
+    "ProviderRequest": "_wire",
+    "Wire": "_wire",
+    "profile_table": "dialects.openai_compatible._profiles",
+}
+"""Which private module defines each public name."""
+
+
+if not _typing.TYPE_CHECKING:  # mypy reads the imports above; a typo stays an error
+
+    def __getattr__(name: str) -> _typing.Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,0 +1,38 @@
+"""The cassettes and fake_providers facades import their names on first use.
+
+Importing any submodule runs its package's ``__init__`` first, so an eager facade
+made ``tooltape inspect`` load the chat model, the ASGI app and the recorder it
+never uses. These tests pin that the facades stay complete and cheap.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import tooltape.cassettes
+import tooltape.fake_providers
+
+FACADES = [tooltape.cassettes, tooltape.fake_providers]
+
+
+@pytest.mark.parametrize("facade", FACADES, ids=lambda m: m.__name__)
+def test_every_exported_name_resolves_and_nothing_else_does(facade):
+    assert set(dir(facade)) >= set(facade.__all__)
+    for name in facade.__all__:
+        assert getattr(facade, name) is not None, name
+    with pytest.raises(AttributeError, match="has no attribute 'not_a_name'"):
+        _ = facade.not_a_name
+
+
+def test_inspect_imports_neither_the_chat_model_nor_the_server():
+    code = (
+        "import sys, tooltape.cassettes._inspect\n"
+        "heavy = ['tooltape.fake_providers._chat_model', 'tooltape.fake_providers._asgi',"
+        " 'tooltape.cassettes._recorder', 'langchain_core.language_models']\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
