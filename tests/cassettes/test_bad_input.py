@@ -221,7 +221,7 @@ CASES = [
     ("second interaction", _load(_second_broken), "interaction 1, request.uri"),
     (
         "body not sse",
-        _inspect_body('{"error": {"message": "no"}}'),
+        _inspect_body("<html>502 Bad Gateway</html>"),  # a JSON document is read as JSON
         "the body is not server-sent events",
     ),
     (

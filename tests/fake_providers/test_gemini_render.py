@@ -323,7 +323,7 @@ def test_registered_with_quirks_by_kind():
         ("/v1beta/models/gemini-2.5-flash:streamGenerateContent", True),
         ("/v1/models/gemini-3.5-flash:streamGenerateContent", True),
         ("/v1beta1/publishers/google/models/gemini-3.5-flash:streamGenerateContent", True),
-        ("/v1beta/models/gemini-2.5-flash:generateContent", False),
+        ("/v1beta/models/gemini-2.5-flash:generateContent", True),  # the non-streamed call
         ("/v1beta/models:streamGenerateContent", False),
     ],
 )
