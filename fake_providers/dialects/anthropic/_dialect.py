@@ -54,6 +54,7 @@ from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._integration import AnthropicIntegration
 from tooltape.fake_providers.dialects.anthropic._validate import (
     anthropic_body_error,
     validate_anthropic_request,
@@ -360,7 +361,7 @@ def _message_for(
     return None, open_type
 
 
-class AnthropicMessagesDialect(Dialect):
+class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
     name = "anthropic_messages"

@@ -46,6 +46,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.cohere._integration import CohereIntegration
 from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
 from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
@@ -179,7 +180,7 @@ def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> 
     require_header_fields(stream, "cohere_v2", "on tool-call-start")
 
 
-class CohereV2Dialect(Dialect):
+class CohereV2Dialect(CohereIntegration, Dialect):
     """Cohere's v2 chat stream; the reference adapter is ``ChatCohere`` (langchain-cohere)."""
 
     name = "cohere_v2"

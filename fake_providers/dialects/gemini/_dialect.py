@@ -53,6 +53,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.gemini._integration import GeminiIntegration
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
     GeminiModel,
@@ -262,7 +263,7 @@ def _call_part(header: Fragment, args: dict[str, Any] | None) -> Part:
 # --- the dialect ------------------------------------------------------------------------
 
 
-class GeminiDialect(Dialect):
+class GeminiDialect(GeminiIntegration, Dialect):
     """Gemini ``streamGenerateContent?alt=sse``, read by ``ChatGoogleGenerativeAI``.
 
     Streaming is chosen by the URL, not by the body, so ``stream_flag`` is off.

@@ -37,6 +37,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._integration import OpenAIChatIntegration
 from tooltape.fake_providers.dialects.openai_chat._validate import validate_chat_request
 from tooltape.harness import Delta, Deltas, Fragment, PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
@@ -364,7 +365,7 @@ def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
 # --- the dialect ------------------------------------------------------------------------
 
 
-class OpenAIChatDialect(Dialect):
+class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"

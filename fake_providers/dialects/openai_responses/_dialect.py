@@ -39,6 +39,9 @@ from typing import Any
 
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_responses._integration import (
+    OpenAIResponsesIntegration,
+)
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
 from tooltape.fake_providers.dialects.openai_responses._quirks import DIALECT, check_quirks
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
@@ -57,7 +60,7 @@ _ADDED = "response.output_item.added"
 _DONE = "response.output_item.done"
 
 
-class OpenAIResponsesDialect(Dialect):
+class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     """OpenAI's Responses API, streamed (``client.responses.create(stream=True)``).
 
     ``parse`` mirrors ``ChatOpenAI(use_responses_api=True)`` of langchain-openai
