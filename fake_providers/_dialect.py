@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
+from tooltape.fake_providers._integration import Integration
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._names import unknown_name
@@ -40,8 +41,11 @@ class ProviderEvent:
     """The SSE ``event:`` field (``None``: no ``event:`` line)."""
 
 
-class Dialect(ABC):
+class Dialect(Integration, ABC):
     """Base of every dialect. Subclasses set the class attributes and three methods.
+
+    What a dialect declares about the world around its wire (base URL, SDK, chat
+    model, accumulators ...) is documented on :class:`Integration`.
 
     Class attributes:
         name: the registry name (``openai_chat``).

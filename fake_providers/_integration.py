@@ -84,7 +84,7 @@ class Integration:
         return self.chat_model_module.replace("_", "-")
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
-        """The JSON body a real client sends to stream ``prompt`` as a user turn offering ``tools``."""
+        """The JSON body a real client streams ``prompt`` with, offering ``tools``."""
         raise TooltapeUsageError(f"dialect {self.name!r} declares no sample request")
 
     def request_query(self) -> dict[str, str]:

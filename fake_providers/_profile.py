@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
 
@@ -25,6 +26,10 @@ class ProfileDialect(Dialect):
         self.media_type = base.media_type  # type: ignore[misc]
         self.stream_flag = base.stream_flag  # type: ignore[misc]
         self.event_shape = base.event_shape  # type: ignore[misc]
+        self.base_url = _profile_base_url(name) or base.base_url  # type: ignore[misc]
+        for declared in ("model", "sdk", "sdk_stack", "chat_model_module", "accumulators"):
+            setattr(self, declared, getattr(base, declared))
+        self.no_accumulator = base.no_accumulator  # type: ignore[misc]
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """The base dialect's events."""
@@ -38,6 +43,24 @@ class ProfileDialect(Dialect):
         """The base dialect's request rules."""
         return self.base.validate(request)
 
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """The base dialect's request."""
+        return self.base.request_body(prompt, tools)
+
+    def request_query(self) -> dict[str, str]:
+        """The base dialect's query."""
+        return self.base.request_query()
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """The base dialect's SDK client."""
+        return self.base.sdk_client(base_url, **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """The base dialect's chat model (a profile is reached at its own base URL)."""
+        return self.base.chat_model(base_url, tools=tools, **kwargs)
+
     def render(
         self,
         plan: Plan | PlannedStream,
@@ -46,3 +69,10 @@ class ProfileDialect(Dialect):
     ) -> Wire:
         """Render with the profile's quirks first, then the caller's."""
         return self.base.render(plan, [*self.quirks, *quirks], seed)
+
+
+def _profile_base_url(name: str) -> str | None:
+    """Where a bundled profile's server lives (vLLM on :8000 ...); ``None`` for others."""
+    from tooltape.fake_providers.dialects.openai_compatible._profiles import PROFILES
+
+    return next((p.base_url for p in PROFILES if p.name == name), None)
