@@ -25,10 +25,9 @@ from tooltape.harness import (
     Quirk,
     Scenario,
     TooltapeAssertionError,
-    TooltapeUsageError,
 )
 
-__all__ = ["FakeSession", "ScriptedProvider", "chat_model_for"]
+__all__ = ["FakeSession", "ScriptedProvider"]
 
 
 class ScriptedProvider(FakeProvider):
@@ -67,14 +66,13 @@ class ScriptedProvider(FakeProvider):
     then = stream
 
     def chat_model(self, **kwargs: Any) -> Any:
-        """A LangChain chat model for this dialect, pointed at this provider (streaming on).
+        """This dialect's LangChain chat model (:meth:`Dialect.chat_model`), pointed here.
 
         ``ChatAnthropic`` requests declare the scripted tools (unless the model's own
         ``bind_tools`` or ``model_kwargs`` give tools), as a real tool-calling request
-        does; without them langchain-anthropic warns "Received unexpected tool content
-        block" on every streamed call.
+        does.
         """
-        return chat_model_for(self.dialect, self.base_url, tools=self.declared_tools, **kwargs)
+        return self.dialect.chat_model(self.base_url, tools=self.declared_tools, **kwargs)
 
 
 def _declared(name: str) -> dict[str, Any]:
@@ -83,50 +81,6 @@ def _declared(name: str) -> dict[str, Any]:
         "description": f"tooltape: the scripted tool {name}",
         "input_schema": {"type": "object", "properties": {}},
     }
-
-
-def chat_model_for(
-    dialect: Dialect, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-) -> Any:
-    """Build ``ChatOpenAI`` (chat or responses) or ``ChatAnthropic`` for a dialect.
-
-    Args:
-        dialect: The dialect (a profile builds its base dialect's model).
-        base_url: Where the fake provider serves.
-        tools: Anthropic tool declarations every request carries (a live list: the
-            provider appends as turns are scripted).
-        **kwargs: The chat model's own arguments.
-
-    Raises:
-        TooltapeUsageError: The dialect has no built-in chat model.
-    """
-    base = getattr(dialect, "base", dialect)
-    name = base.name
-    if name in ("openai_chat", "openai_responses"):
-        from langchain_openai import ChatOpenAI
-
-        kwargs.setdefault("model", "gpt-4o")
-        kwargs.setdefault("api_key", "sk-tooltape")
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("max_retries", 0)
-        return ChatOpenAI(base_url=base_url, use_responses_api=name == "openai_responses", **kwargs)
-    if name == "anthropic_messages":
-        from langchain_anthropic import ChatAnthropic
-
-        kwargs.setdefault("model", "claude-sonnet-4-6")
-        kwargs.setdefault("api_key", "sk-ant-tooltape")
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("max_retries", 0)
-        model = ChatAnthropic(base_url=base_url, **kwargs)
-        if tools is not None and "tools" not in model.model_kwargs:
-            # Set after construction so the model holds this very (live) list; bound
-            # tools (``bind_tools``) come later in the payload and win.
-            model.model_kwargs["tools"] = tools
-        return model
-    raise TooltapeUsageError(
-        f"no built-in chat model for dialect {dialect.name!r}; build your client against "
-        f"{base_url!r} (the fake provider's base URL)"
-    )
 
 
 class FakeSession:
