@@ -26,10 +26,11 @@ from tooltape.fake_providers._dialect import (
     register_profile,
 )
 from tooltape.fake_providers._differential import (
-    DIFFERENTIAL_DIALECTS,
     AccumulatorResult,
     DifferentialRow,
+    dialects_without_accumulators,
     differential,
+    differential_dialects,
     differential_table,
     render_differential,
 )
@@ -193,7 +194,6 @@ __all__ = [
     "CohereV2Dialect",
     "Comments",
     "ContentWithToolCalls",
-    "DIFFERENTIAL_DIALECTS",
     "DataNoSpace",
     "DataOnlyFrames",
     "Dialect",
@@ -291,7 +291,9 @@ __all__ = [
     "decode_ndjson",
     "decode_sse",
     "dialect_names",
+    "dialects_without_accumulators",
     "differential",
+    "differential_dialects",
     "differential_table",
     "encode_eventstream_message",
     "encode_ndjson",

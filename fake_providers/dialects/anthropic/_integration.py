@@ -32,9 +32,9 @@ def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
 
 def message_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     """``client.messages.stream(...).get_final_message()``'s tool_use blocks."""
-    offered = [{"name": n, "input_schema": s} for n, s in tools]
+    offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
     with client.messages.stream(
-        model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, tools=offered
+        model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, **offered
     ) as stream:
         message = stream.get_final_message()
     return [(b.name, b.input, b.id) for b in message.content if b.type == "tool_use"]

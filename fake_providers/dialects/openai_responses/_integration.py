@@ -16,9 +16,9 @@ def _responses_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
-    offered = [_responses_tool(n, s) for n, s in tools]
+    offered = {"tools": [_responses_tool(n, s) for n, s in tools]} if tools else {}
     with client.responses.stream(
-        model="gpt-4.1", input="What is the weather in Paris?", tools=offered
+        model="gpt-4.1", input="What is the weather in Paris?", **offered
     ) as stream:
         final = stream.get_final_response()
     return [(o.name, o.arguments, o.call_id) for o in final.output if o.type == "function_call"]
