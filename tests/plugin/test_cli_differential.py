@@ -30,6 +30,11 @@ def test_text_report_names_each_accumulator():
     assert result.returncode == 0, result.stderr
     assert "langchain-core" in result.stdout
     assert "! openai.ChatCompletionStreamState disagrees with langchain-core" in result.stdout
+    assert "anthropic.MessageStream (Bedrock)" in result.stdout
+    none = result.stdout.split("dialects with no accumulator beside langchain-core:\n")[1]
+    assert [line.split(":")[0].strip() for line in none.splitlines()] == [
+        "bedrock_converse", "cohere_v2", "gemini", "ollama"
+    ]  # fmt: skip
 
 
 def test_unknown_scenario_is_one_line_and_exit_2():
