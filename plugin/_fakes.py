@@ -2,7 +2,9 @@
 
 One :class:`FakeSession` per test owns one router and installs it on both HTTP
 stacks (httpx2 for the official SDKs, httpx through respx), so a test may use
-``fake_openai`` and ``fake_anthropic`` together. Imported lazily by the fixtures.
+``fake_openai`` and ``fake_anthropic`` together. Dialects whose SDK speaks
+botocore (Bedrock) are also served on a 127.0.0.1 server that botocore's
+requests are rerouted to. Imported lazily by the fixtures.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ class FakeSession:
         self._router: ProviderRouter | None = None
         self._stack = ExitStack()
         self._optional: set[int] = set()
+        self._botocore: Any = None
 
     def provider(
         self, dialect: str, *, base_url: str | None = None, optional: bool = False
@@ -109,10 +112,21 @@ class FakeSession:
             self._stack.enter_context(patch_httpx(router=self._router))
         else:
             self._router.add(provider)
+        if provider.dialect.sdk_stack == "botocore":
+            self._route_botocore(provider)
         self.providers.append(provider)
         if optional:
             self._optional.add(id(provider))
         return provider
+
+    def _route_botocore(self, provider: ScriptedProvider) -> None:
+        """Serve ``provider`` to boto3 too, over one 127.0.0.1 server per test."""
+        if self._botocore is None:
+            from tooltape.fake_providers._botocore import patch_botocore
+
+            self._botocore = self._stack.enter_context(patch_botocore(provider))
+        else:
+            self._botocore.router.add(provider)
 
     def close(self, *, check: bool) -> None:
         """Stop serving; with ``check``, fail on an unplayed turn or an unrouted request."""
@@ -127,7 +141,10 @@ class FakeSession:
                 provider.assert_all_played()
             except AssertionError as error:
                 problems.append(str(error).removeprefix("tooltape: "))
-        problems += [f"no fake provider serves {request}" for request in self._router.unrouted]
+        unrouted = list(self._router.unrouted)
+        if self._botocore is not None:
+            unrouted += self._botocore.router.unrouted
+        problems += [f"no fake provider serves {request}" for request in unrouted]
         if problems:
             raise TooltapeAssertionError("; ".join(problems))
 
