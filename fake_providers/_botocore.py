@@ -39,7 +39,7 @@ def patch_botocore(*providers: FakeProvider) -> Iterator[FakeProviderApp]:
     Yields:
         The server's app; ``app.router.add(provider)`` serves one more provider.
     """
-    from botocore.httpsession import URLLib3Session
+    from botocore.httpsession import URLLib3Session  # type: ignore[import-untyped]
 
     app = FakeProviderApp(*providers)
     original = URLLib3Session.send

@@ -50,8 +50,8 @@ class _BedrockIntegration(Integration):
 
     def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
         """``boto3.client("bedrock-runtime", endpoint_url=base_url)``, test credentials, one try."""
-        import boto3
-        from botocore.config import Config
+        import boto3  # type: ignore[import-untyped]
+        from botocore.config import Config  # type: ignore[import-untyped]
 
         options = {**_credentials(), "config": Config(retries={"total_max_attempts": 1})}
         return boto3.client("bedrock-runtime", endpoint_url=base_url, **{**options, **kwargs})
