@@ -37,7 +37,7 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     ):
         state.handle_chunk(chunk)
     calls = state.get_final_completion().choices[0].message.tool_calls or []
-    return [(c.function.name, c.function.arguments, c.id) for c in calls if c.type == "function"]
+    return [(c.function.name, c.function.arguments, c.id) for c in calls]
 
 
 def _litellm(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:  # pragma: no cover
