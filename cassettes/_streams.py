@@ -16,43 +16,9 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from tooltape.fake_providers import Wire
-from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._http_objects import wire_response
 
 __all__ = ["Capture", "recording_stream", "wire_response"]
-
-
-@cache
-def _wire_stream_class(http: ModuleType) -> type:
-    class WireStream(http.SyncByteStream, http.AsyncByteStream):  # type: ignore[name-defined,misc]
-        """A wire's body, one read per chunk, then the read error if it was cut."""
-
-        def __init__(self, wire: Wire) -> None:
-            self._wire = wire
-
-        def __iter__(self) -> Iterator[bytes]:
-            yield from self._wire.reads
-            if isinstance(self._wire, AbortedWire):
-                raise http.RemoteProtocolError(self._wire.error)
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            for read in self._wire.reads:
-                yield read
-            if isinstance(self._wire, AbortedWire):
-                raise http.RemoteProtocolError(self._wire.error)
-
-    return WireStream
-
-
-def wire_response(http: ModuleType, wire: Wire, reason: str | None = None) -> Any:
-    """An ``http.Response`` streaming ``wire`` lazily (``http`` is httpx or httpx2)."""
-    extensions = {"reason_phrase": reason.encode("ascii", "replace")} if reason else None
-    return http.Response(
-        wire.status,
-        headers=list(wire.headers),
-        stream=_wire_stream_class(http)(wire),
-        extensions=extensions,
-    )
 
 
 class Capture:

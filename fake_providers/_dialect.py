@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._event_shape import EventShape
+from tooltape.fake_providers._integration import Integration
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
@@ -64,12 +65,15 @@ class ProviderEvent:
     """The SSE ``event:`` field (``None``: no ``event:`` line)."""
 
 
-class Dialect(ABC):
+class Dialect(Integration, ABC):
     """Base of every dialect. Subclasses declare the class attributes and write four methods.
 
     The quirk declarations (``expresses``, ``cannot_express``, ``event_quirks``) are
     enforced here, once, before :meth:`build_events` runs; a quirk nobody declared
     is refused.
+
+    What a dialect declares about the world around its wire (base URL, SDK, chat
+    model, accumulators ...) is documented on :class:`Integration`.
 
     Class attributes:
         name: the registry name (``openai_chat``).

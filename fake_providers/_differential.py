@@ -1,31 +1,33 @@
 """Cross-accumulator differential: one stream, several real accumulators, where they disagree.
 
 A scenario is rendered in each dialect and the same bytes are accumulated by
-every real accumulator that reads that dialect: langchain-core
-(:func:`~tooltape.harness.reference_merge` of the dialect's parse, i.e. what
-the LangChain adapter merges), openai's ``ChatCompletionStreamState`` and
-``ResponseStreamState`` (through ``client.chat.completions.create(stream=True)``
-and ``client.responses.stream``), anthropic's ``MessageStream``
-(``client.messages.stream``), and LiteLLM's ``stream_chunk_builder`` when
-LiteLLM is installed. The SDKs read the bytes over :class:`FakeTransport`, so
-their real decoders run. Each result holds the calls as ``{name, args, id}``
-(``args`` that are not a JSON object stay as the raw value the accumulator
-left), or the exception it raised, or why it was skipped.
+langchain-core (:func:`~tooltape.harness.reference_merge` of the dialect's
+parse, i.e. what the LangChain adapter merges) and by every accumulator the
+dialect declares (:attr:`Dialect.accumulators`): openai's
+``ChatCompletionStreamState`` and ``ResponseStreamState``, anthropic's
+``MessageStream`` (on Anthropic and, through ``AnthropicBedrock``, on Bedrock
+invoke), LiteLLM's ``stream_chunk_builder`` when LiteLLM is installed. The SDKs
+read the bytes over :class:`FakeTransport`, so their real decoders run; a
+dialect without an accumulator says why (:func:`dialects_without_accumulators`).
+Each result holds the calls as ``{name, args, id}`` (``args`` that are not a
+JSON object stay as the raw value the accumulator left), or the exception it
+raised, or why it was skipped.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers._httpx2_transport import FakeTransport
+from tooltape.fake_providers._integration import Accumulator
 from tooltape.fake_providers._provider import FakeProvider
-from tooltape.fake_providers._registry import get_dialect
+from tooltape.fake_providers._registry import dialect_names, get_dialect
 from tooltape.fake_providers._wire import Wire
 from tooltape.fake_providers.dialects.openai_chat._dialect import read_chat_stream
 from tooltape.harness import (
@@ -40,17 +42,16 @@ from tooltape.harness import (
 from tooltape.harness._errors import TooltapeUsageError
 
 __all__ = [
-    "DIFFERENTIAL_DIALECTS",
     "LANGCHAIN",
     "AccumulatorResult",
     "DifferentialRow",
     "differential",
+    "differential_dialects",
     "differential_table",
+    "dialects_without_accumulators",
     "render_differential",
 ]
 
-DIFFERENTIAL_DIALECTS = ("openai_chat", "anthropic_messages", "openai_responses")
-"""The dialects a differential renders by default: those with an SDK accumulator."""
 LANGCHAIN = "langchain-core"
 """The accumulator name of langchain-core's merge (run on every dialect)."""
 
@@ -191,7 +192,17 @@ def _brief(calls: list[ToolCallDict]) -> str:
 
 # -- the accumulators --------------------------------------------------------------------------
 
-_MESSAGES: list[Any] = [{"role": "user", "content": "What is the weather?"}]
+
+def differential_dialects() -> tuple[str, ...]:
+    """The dialects a differential renders by default: those that declare an accumulator."""
+    return tuple(n for n in dialect_names() if get_dialect(n).accumulators)
+
+
+def dialects_without_accumulators() -> dict[str, str]:
+    """Every dialect with no accumulator, and why it has none (its ``no_accumulator``)."""
+    return {
+        n: get_dialect(n).no_accumulator for n in dialect_names() if not get_dialect(n).accumulators
+    }
 
 
 def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None]:
@@ -209,111 +220,35 @@ def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None
     return calls, error
 
 
-def _transport(dialect: str, base_url: str, wire: Wire) -> FakeTransport:
-    return FakeTransport(FakeProvider(dialect, base_url=base_url).stream(wire))
-
-
-def _openai_chunks(wire: Wire) -> list[Any]:
-    import httpx2
-    import openai
-
-    transport = _transport("openai_chat", "http://tooltape.test/v1", wire)
-    http_client = httpx2.Client(transport=transport)
-    with openai.OpenAI(
-        api_key="sk-tooltape",
-        base_url="http://tooltape.test/v1",
-        http_client=http_client,
-        max_retries=0,
-    ) as client:
-        return list(client.chat.completions.create(model="m", messages=_MESSAGES, stream=True))
-
-
-def _openai_chat_state(wire: Wire) -> list[ToolCallDict]:
-    from openai.lib.streaming.chat import ChatCompletionStreamState
-
-    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
-    for chunk in _openai_chunks(wire):
-        state.handle_chunk(chunk)
-    calls = state.get_final_completion().choices[0].message.tool_calls or []
-    return [
-        _call(c.function.name, c.function.arguments, c.id) for c in calls if c.type == "function"
-    ]
-
-
-def _litellm(wire: Wire) -> list[ToolCallDict]:  # pragma: no cover - litellm is not installed here
-    import litellm  # type: ignore[import-not-found]
-
-    chunks = [chunk.model_dump() for chunk in _openai_chunks(wire)]
-    message = litellm.stream_chunk_builder(chunks).choices[0].message
-    return [_call(c.function.name, c.function.arguments, c.id) for c in message.tool_calls or []]
-
-
-def _anthropic_stream(wire: Wire) -> list[ToolCallDict]:
-    import anthropic
+def _accumulate(dialect: str, accumulator: Accumulator, wire: Wire) -> list[ToolCallDict]:
+    """Run ``accumulator`` on ``wire``, its SDK client reading over :class:`FakeTransport`."""
     import httpx2
 
-    transport = _transport("anthropic_messages", "http://tooltape.test", wire)
-    http_client = httpx2.Client(transport=transport)
-    with (
-        anthropic.Anthropic(
-            api_key="sk-ant-tooltape",
-            base_url="http://tooltape.test",
-            http_client=http_client,
-            max_retries=0,
-        ) as client,
-        client.messages.stream(model="m", max_tokens=64, messages=_MESSAGES) as stream,
-    ):
-        message = stream.get_final_message()
-    return [_call(b.name, b.input, b.id) for b in message.content if b.type == "tool_use"]
-
-
-def _responses_stream(wire: Wire) -> list[ToolCallDict]:
-    import httpx2
-    import openai
-
-    transport = _transport("openai_responses", "http://tooltape.test/v1", wire)
-    http_client = httpx2.Client(transport=transport)
-    with (
-        openai.OpenAI(
-            api_key="sk-tooltape",
-            base_url="http://tooltape.test/v1",
-            http_client=http_client,
-            max_retries=0,
-        ) as client,
-        client.responses.stream(model="m", input="What is the weather?") as stream,
-    ):
-        response = stream.get_final_response()
-    return [
-        _call(o.name, o.arguments, o.call_id) for o in response.output if o.type == "function_call"
-    ]
-
-
-Accumulate = Callable[[Wire], list[ToolCallDict]]
-
-_SDK_ACCUMULATORS: dict[str, tuple[tuple[str, str, Accumulate], ...]] = {
-    "openai_chat": (
-        ("openai.ChatCompletionStreamState", "openai", _openai_chat_state),
-        ("litellm.stream_chunk_builder", "litellm", _litellm),
-    ),
-    "anthropic_messages": (("anthropic.MessageStream", "anthropic", _anthropic_stream),),
-    "openai_responses": (("openai.ResponseStreamState", "openai", _responses_stream),),
-}
-"""Per dialect: (accumulator name, the package it needs, how to run it on a wire)."""
+    provider = FakeProvider(dialect).stream(wire)
+    with httpx2.Client(transport=FakeTransport(provider)) as http_client:
+        client = accumulator.client(provider.base_url, http_client)
+        return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
 
 
 def _accumulator_names(dialect: str) -> list[str]:
-    return [LANGCHAIN, *(name for name, _, _ in _SDK_ACCUMULATORS.get(dialect, ()))]
+    return [LANGCHAIN, *(a.name for a in get_dialect(dialect).accumulators)]
 
 
 def _run_dialect(dialect: str, wire: Wire) -> list[AccumulatorResult]:
     calls, error = _langchain(dialect, wire)
     results = [AccumulatorResult(LANGCHAIN, dialect, calls, error)]
-    for name, package, accumulate in _SDK_ACCUMULATORS.get(dialect, ()):
-        if importlib.util.find_spec(package) is None:
-            results.append(AccumulatorResult(name, dialect, skipped=f"{package} is not installed"))
+    for accumulator in get_dialect(dialect).accumulators:
+        name = accumulator.name
+        missing = [m for m in accumulator.requires if importlib.util.find_spec(m) is None]
+        if missing:
+            results.append(
+                AccumulatorResult(name, dialect, skipped=f"{missing[0]} is not installed")
+            )
             continue
         try:
-            results.append(AccumulatorResult(name, dialect, accumulate(wire)))
+            results.append(
+                AccumulatorResult(name, dialect, _accumulate(dialect, accumulator, wire))
+            )
         except Exception as raised:
             message = " ".join(str(raised).split())[:160]
             results.append(
@@ -325,7 +260,7 @@ def _run_dialect(dialect: str, wire: Wire) -> list[AccumulatorResult]:
 def differential(
     scenario_or_plan: Scenario | Plan,
     *,
-    dialects: Sequence[str] = DIFFERENTIAL_DIALECTS,
+    dialects: Sequence[str] | None = None,
     quirks: Iterable[Any] = (),
     seed: int | None = None,
 ) -> DifferentialRow:
@@ -333,8 +268,8 @@ def differential(
 
     Args:
         scenario_or_plan: A scenario (its quirks come first) or a plan.
-        dialects: The dialects to render; langchain-core reads each, the SDK
-            accumulators read theirs (Chat Completions, Messages, Responses).
+        dialects: The dialects to render (default: :func:`differential_dialects`);
+            langchain-core reads each, each dialect's declared accumulators read theirs.
         quirks: Extra quirks.
         seed: Fixes the quirks' random choices (default: the scenario's, or 0).
 
@@ -349,7 +284,7 @@ def differential(
         name, plan, all_quirks = "plan", scenario_or_plan, list(quirks)
     seed = 0 if seed is None else seed
     results: list[AccumulatorResult] = []
-    for dialect in dialects:
+    for dialect in differential_dialects() if dialects is None else dialects:
         try:
             wire = get_dialect(dialect).render(plan, all_quirks, seed)
         except TooltapeUsageError as error:
@@ -365,7 +300,7 @@ def differential(
 
 
 def differential_table(
-    scenarios: Iterable[Scenario | Plan], *, dialects: Sequence[str] = DIFFERENTIAL_DIALECTS
+    scenarios: Iterable[Scenario | Plan], *, dialects: Sequence[str] | None = None
 ) -> list[DifferentialRow]:
     """:func:`differential` for each scenario, in order."""
     return [differential(scenario, dialects=dialects) for scenario in scenarios]

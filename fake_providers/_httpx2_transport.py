@@ -15,50 +15,17 @@ change.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from unittest import mock
 
 import httpx2
 
-from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._http_objects import provider_request, wire_response
 from tooltape.fake_providers._passthrough import intercepted_below
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
-from tooltape.fake_providers._wire import ProviderRequest, Wire
 
 __all__ = ["FakeTransport", "patch_httpx2"]
-
-
-class _WireStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """The body of a wire, one read per chunk, then the transport's error if it was cut."""
-
-    def __init__(self, wire: Wire) -> None:
-        self._wire = wire
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._wire.reads
-        if isinstance(self._wire, AbortedWire):
-            raise httpx2.RemoteProtocolError(self._wire.error)
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for read in self._wire.reads:
-            yield read
-        if isinstance(self._wire, AbortedWire):
-            raise httpx2.RemoteProtocolError(self._wire.error)
-
-
-def _provider_request(request: httpx2.Request) -> ProviderRequest:
-    return ProviderRequest(
-        method=request.method,
-        path=request.url.path,
-        headers={k.lower(): v for k, v in request.headers.items()},
-        body=request.content,
-        query=dict(request.url.params.items()),
-    )
-
-
-def _response(wire: Wire) -> httpx2.Response:
-    return httpx2.Response(wire.status, headers=list(wire.headers), stream=_WireStream(wire))
 
 
 class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
@@ -77,13 +44,15 @@ class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         """Answer a sync client's request."""
-        request.read()
-        return _response(self.router.dispatch(_provider_request(request), str(request.url)))
+        return self._answer(request, request.read())
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Answer an async client's request."""
-        await request.aread()
-        return _response(self.router.dispatch(_provider_request(request), str(request.url)))
+        return self._answer(request, await request.aread())
+
+    def _answer(self, request: httpx2.Request, body: bytes) -> httpx2.Response:
+        wire = self.router.dispatch(provider_request(request, body), str(request.url))
+        return wire_response(httpx2, wire)  # type: ignore[no-any-return]
 
     def assert_all_played(self) -> None:
         """Fail when a turn went unplayed, or a request found no route or turn left."""

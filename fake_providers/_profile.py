@@ -7,6 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
 
@@ -31,6 +32,10 @@ class ProfileDialect(Dialect):
         self.expresses = base.expresses  # type: ignore[misc]
         self.cannot_express = base.cannot_express  # type: ignore[misc]
         self.event_quirks = base.event_quirks  # type: ignore[misc]
+        self.base_url = _profile_base_url(name) or base.base_url  # type: ignore[misc]
+        for declared in ("model", "sdk", "sdk_stack", "chat_model_module", "accumulators"):
+            setattr(self, declared, getattr(base, declared))
+        self.no_accumulator = base.no_accumulator  # type: ignore[misc]
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The base dialect's events."""
@@ -56,6 +61,24 @@ class ProfileDialect(Dialect):
         """The base dialect's answer to a body it cannot bind."""
         return self.base.body_error(problem)
 
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """The base dialect's request."""
+        return self.base.request_body(prompt, tools)
+
+    def request_query(self) -> dict[str, str]:
+        """The base dialect's query."""
+        return self.base.request_query()
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """The base dialect's SDK client."""
+        return self.base.sdk_client(base_url, **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """The base dialect's chat model (a profile is reached at its own base URL)."""
+        return self.base.chat_model(base_url, tools=tools, **kwargs)
+
     def render(
         self,
         plan: Plan | PlannedStream,
@@ -64,3 +87,10 @@ class ProfileDialect(Dialect):
     ) -> Wire:
         """Render with the profile's quirks first, then the caller's."""
         return self.base.render(plan, [*self.quirks, *quirks], seed)
+
+
+def _profile_base_url(name: str) -> str | None:
+    """Where a bundled profile's server lives (vLLM on :8000 ...); ``None`` for others."""
+    from tooltape.fake_providers.dialects.openai_compatible._profiles import PROFILES
+
+    return next((p.base_url for p in PROFILES if p.name == name), None)

@@ -38,16 +38,6 @@ from tooltape.harness._served import remember_served
 
 __all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
 
-_DEFAULT_BASE_URLS = {
-    "openai": "https://api.openai.com/v1",
-    "anthropic": "https://api.anthropic.com",
-    "gemini": "https://generativelanguage.googleapis.com",
-    "ollama": "http://127.0.0.1:11434",
-    "cohere": "https://api.cohere.com",
-    "bedrock": "https://bedrock-runtime.us-east-1.amazonaws.com",
-}
-"""Where each provider family lives, by dialect-name prefix."""
-
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -78,16 +68,6 @@ def _tooltape_error(status: int, error_type: str, message: str) -> Wire:
     # boto3 reads a top-level "message".
     body = {"type": "error", "error": {"type": error_type, "message": message}, "message": message}
     return json_wire(status, body)
-
-
-def _default_base_url(dialect_name: str) -> str | None:
-    from tooltape.fake_providers.dialects.openai_compatible._profiles import PROFILES
-
-    for profile in PROFILES:  # a profile lives where its server does (vLLM on :8000 ...)
-        if profile.name == dialect_name:
-            return profile.base_url
-    prefixes = (p for p in _DEFAULT_BASE_URLS if dialect_name.startswith(p))
-    return next((_DEFAULT_BASE_URLS[p] for p in prefixes), None)
 
 
 def _host_port(url: str) -> tuple[str, int | None]:
@@ -122,7 +102,7 @@ class FakeProvider:
             TooltapeUsageError: The dialect is unknown, or has no default base URL.
         """
         self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
-        default = _default_base_url(self.dialect.name)
+        default = self.dialect.base_url
         if base_url is None and default is None:
             raise TooltapeUsageError(
                 f"dialect {self.dialect.name!r} has no default base URL; pass base_url="

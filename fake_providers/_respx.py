@@ -8,7 +8,7 @@ client sees the read boundaries, and a cut body ends with httpx's read error.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,42 +17,16 @@ import respx
 from respx.mocks import HTTPCoreMocker, HTTPXMocker, Mocker
 from respx.models import AllMockedAssertionError
 
-from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers._http_objects import provider_request, wire_response
 from tooltape.fake_providers._passthrough import intercepted_below
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
-from tooltape.fake_providers._wire import ProviderRequest, Wire
 
 __all__ = ["add_respx_routes", "patch_httpx"]
 
 
-class _WireStream(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """The body of a wire, one read per chunk, then httpx's error if it was cut."""
-
-    def __init__(self, wire: Wire) -> None:
-        self._wire = wire
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._wire.reads
-        if isinstance(self._wire, AbortedWire):
-            raise httpx.RemoteProtocolError(self._wire.error)
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for read in self._wire.reads:
-            yield read
-        if isinstance(self._wire, AbortedWire):
-            raise httpx.RemoteProtocolError(self._wire.error)
-
-
 def _answer(router: ProviderRouter, request: httpx.Request) -> httpx.Response:
-    provider_request = ProviderRequest(
-        method=request.method,
-        path=request.url.path,
-        headers={k.lower(): v for k, v in request.headers.items()},
-        body=request.read(),
-        query=dict(request.url.params.items()),
-    )
-    wire = router.dispatch(provider_request, str(request.url))
-    return httpx.Response(wire.status, headers=list(wire.headers), stream=_WireStream(wire))
+    wire = router.dispatch(provider_request(request, request.read()), str(request.url))
+    return wire_response(httpx, wire)  # type: ignore[no-any-return]
 
 
 def add_respx_routes(

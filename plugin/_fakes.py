@@ -2,7 +2,9 @@
 
 One :class:`FakeSession` per test owns one router and installs it on both HTTP
 stacks (httpx2 for the official SDKs, httpx through respx), so a test may use
-``fake_openai`` and ``fake_anthropic`` together. Imported lazily by the fixtures.
+``fake_openai`` and ``fake_anthropic`` together. Dialects whose SDK speaks
+botocore (Bedrock) are also served on a 127.0.0.1 server that botocore's
+requests are rerouted to. Imported lazily by the fixtures.
 """
 
 from __future__ import annotations
@@ -25,10 +27,9 @@ from tooltape.harness import (
     Quirk,
     Scenario,
     TooltapeAssertionError,
-    TooltapeUsageError,
 )
 
-__all__ = ["FakeSession", "ScriptedProvider", "chat_model_for"]
+__all__ = ["FakeSession", "ScriptedProvider"]
 
 
 class ScriptedProvider(FakeProvider):
@@ -67,14 +68,13 @@ class ScriptedProvider(FakeProvider):
     then = stream
 
     def chat_model(self, **kwargs: Any) -> Any:
-        """A LangChain chat model for this dialect, pointed at this provider (streaming on).
+        """This dialect's LangChain chat model (:meth:`Dialect.chat_model`), pointed here.
 
         ``ChatAnthropic`` requests declare the scripted tools (unless the model's own
         ``bind_tools`` or ``model_kwargs`` give tools), as a real tool-calling request
-        does; without them langchain-anthropic warns "Received unexpected tool content
-        block" on every streamed call.
+        does.
         """
-        return chat_model_for(self.dialect, self.base_url, tools=self.declared_tools, **kwargs)
+        return self.dialect.chat_model(self.base_url, tools=self.declared_tools, **kwargs)
 
 
 def _declared(name: str) -> dict[str, Any]:
@@ -83,50 +83,6 @@ def _declared(name: str) -> dict[str, Any]:
         "description": f"tooltape: the scripted tool {name}",
         "input_schema": {"type": "object", "properties": {}},
     }
-
-
-def chat_model_for(
-    dialect: Dialect, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-) -> Any:
-    """Build ``ChatOpenAI`` (chat or responses) or ``ChatAnthropic`` for a dialect.
-
-    Args:
-        dialect: The dialect (a profile builds its base dialect's model).
-        base_url: Where the fake provider serves.
-        tools: Anthropic tool declarations every request carries (a live list: the
-            provider appends as turns are scripted).
-        **kwargs: The chat model's own arguments.
-
-    Raises:
-        TooltapeUsageError: The dialect has no built-in chat model.
-    """
-    base = getattr(dialect, "base", dialect)
-    name = base.name
-    if name in ("openai_chat", "openai_responses"):
-        from langchain_openai import ChatOpenAI
-
-        kwargs.setdefault("model", "gpt-4o")
-        kwargs.setdefault("api_key", "sk-tooltape")
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("max_retries", 0)
-        return ChatOpenAI(base_url=base_url, use_responses_api=name == "openai_responses", **kwargs)
-    if name == "anthropic_messages":
-        from langchain_anthropic import ChatAnthropic
-
-        kwargs.setdefault("model", "claude-sonnet-4-6")
-        kwargs.setdefault("api_key", "sk-ant-tooltape")
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("max_retries", 0)
-        model = ChatAnthropic(base_url=base_url, **kwargs)
-        if tools is not None and "tools" not in model.model_kwargs:
-            # Set after construction so the model holds this very (live) list; bound
-            # tools (``bind_tools``) come later in the payload and win.
-            model.model_kwargs["tools"] = tools
-        return model
-    raise TooltapeUsageError(
-        f"no built-in chat model for dialect {dialect.name!r}; build your client against "
-        f"{base_url!r} (the fake provider's base URL)"
-    )
 
 
 class FakeSession:
@@ -138,6 +94,7 @@ class FakeSession:
         self._router: ProviderRouter | None = None
         self._stack = ExitStack()
         self._optional: set[int] = set()
+        self._botocore: Any = None
 
     def provider(
         self, dialect: str, *, base_url: str | None = None, optional: bool = False
@@ -155,10 +112,21 @@ class FakeSession:
             self._stack.enter_context(patch_httpx(router=self._router))
         else:
             self._router.add(provider)
+        if provider.dialect.sdk_stack == "botocore":
+            self._route_botocore(provider)
         self.providers.append(provider)
         if optional:
             self._optional.add(id(provider))
         return provider
+
+    def _route_botocore(self, provider: ScriptedProvider) -> None:
+        """Serve ``provider`` to boto3 too, over one 127.0.0.1 server per test."""
+        if self._botocore is None:
+            from tooltape.fake_providers._botocore import patch_botocore
+
+            self._botocore = self._stack.enter_context(patch_botocore(provider))
+        else:
+            self._botocore.router.add(provider)
 
     def close(self, *, check: bool) -> None:
         """Stop serving; with ``check``, fail on an unplayed turn or an unrouted request."""
@@ -173,7 +141,10 @@ class FakeSession:
                 provider.assert_all_played()
             except AssertionError as error:
                 problems.append(str(error).removeprefix("tooltape: "))
-        problems += [f"no fake provider serves {request}" for request in self._router.unrouted]
+        unrouted = list(self._router.unrouted)
+        if self._botocore is not None:
+            unrouted += self._botocore.router.unrouted
+        problems += [f"no fake provider serves {request}" for request in unrouted]
         if problems:
             raise TooltapeAssertionError("; ".join(problems))
 

@@ -27,7 +27,6 @@ from tooltape.harness import (
     assert_agent_run_healthy,
     assert_tool_messages_paired,
 )
-from tooltape.plugin._fakes import chat_model_for
 
 DIALECTS = ["openai_chat", "openai_responses", "anthropic_messages"]
 LOOPS = ["create_agent", "state_graph"]
@@ -126,7 +125,7 @@ def check_run(provider: FakeProvider, messages: list[Any]) -> None:
 def test_a_three_turn_loop_runs_every_call_and_answers(dialect: str, loop: str) -> None:
     provider = scripted(dialect)
     with patch_httpx2(provider):
-        graph = BUILDERS[loop](chat_model_for(provider.dialect, provider.base_url))
+        graph = BUILDERS[loop](provider.dialect.chat_model(provider.base_url))
         state = graph.invoke(QUESTION)
     check_run(provider, state["messages"])
 
@@ -137,7 +136,7 @@ def test_a_three_turn_loop_runs_every_call_and_answers(dialect: str, loop: str) 
 async def test_a_three_turn_loop_runs_async(dialect: str, loop: str) -> None:
     provider = scripted(dialect)
     with patch_httpx2(provider):
-        graph = BUILDERS[loop](chat_model_for(provider.dialect, provider.base_url))
+        graph = BUILDERS[loop](provider.dialect.chat_model(provider.base_url))
         state = await arun_with_loop_guard(graph, QUESTION, tools=TOOLS, max_turns=3)
     check_run(provider, state["messages"])
 
@@ -146,7 +145,7 @@ async def test_a_three_turn_loop_runs_async(dialect: str, loop: str) -> None:
 def test_the_second_request_carries_each_result_after_its_call(dialect: str) -> None:
     provider = scripted(dialect)
     with patch_httpx2(provider):
-        create_agent(chat_model_for(provider.dialect, provider.base_url), TOOLS).invoke(QUESTION)
+        create_agent(provider.dialect.chat_model(provider.base_url), TOOLS).invoke(QUESTION)
     history = provider.requests[1].json()
     assert_tool_messages_paired(history)
     assert_tool_messages_paired(provider.requests[2].json())

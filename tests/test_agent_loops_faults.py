@@ -30,7 +30,6 @@ from tooltape.harness import (
     diagnose_agent_run,
     run_with_loop_guard,
 )
-from tooltape.plugin._fakes import chat_model_for
 
 executed: list[str] = []
 
@@ -72,7 +71,7 @@ def tool_node_graph(model: Any, tools_node: Any = None) -> Any:
 
 
 def build(loop: str, provider: FakeProvider) -> Any:
-    model = chat_model_for(provider.dialect, provider.base_url)
+    model = provider.dialect.chat_model(provider.base_url)
     return create_agent(model, TOOLS) if loop == "create_agent" else tool_node_graph(model)
 
 
@@ -312,7 +311,7 @@ def first_result_only(state: MessagesState) -> dict[str, Any]:
 
 
 def dropping_graph(fake: FakeProvider) -> Any:
-    return tool_node_graph(chat_model_for(fake.dialect, fake.base_url), first_result_only)
+    return tool_node_graph(fake.dialect.chat_model(fake.base_url), first_result_only)
 
 
 @pytest.mark.parametrize("dialect", NEXT_TURN_400)
@@ -404,7 +403,7 @@ def test_the_fixed_flow_passes_the_guard(fixed: str, loop: str) -> None:
 def test_the_fixed_tools_node_answers_every_call() -> None:
     fake = provider("openai_chat", TWO_CITIES)
     with patch_httpx2(fake):
-        graph = tool_node_graph(chat_model_for(fake.dialect, fake.base_url))
+        graph = tool_node_graph(fake.dialect.chat_model(fake.base_url))
         state = run_with_loop_guard(graph, QUESTION, tools=TOOLS)
     assert_tool_messages_paired(state["messages"])
     assert sorted(executed) == ["Oslo", "Paris"]

@@ -32,9 +32,11 @@ def differential(
 ) -> None:
     """Run each scenario through langchain-core and the official SDK accumulators.
 
-    The accumulators are langchain-core's merge (of every dialect's parse), openai's
-    ChatCompletionStreamState, the Responses stream helper and anthropic's
-    MessageStream (LiteLLM's stream_chunk_builder when it is installed). Each row says
+    The accumulators are langchain-core's merge (of every dialect's parse) and each
+    dialect's declared ones: openai's ChatCompletionStreamState, the Responses stream
+    helper, anthropic's MessageStream (on Messages and Bedrock invoke), LiteLLM's
+    stream_chunk_builder when it is installed. Dialects with none are listed, with
+    the reason, after the rows (on stderr with --json). Each row says
     what every accumulator made of the same scenario, and where they disagree. With
     LangChain.js installed (or --js), its ChatOpenAI and ChatAnthropic stream the same
     bytes from 127.0.0.1 as the langchain-js accumulator, and a last block lists where
@@ -47,7 +49,10 @@ def differential(
     """  # noqa: D301  (click's \b keeps the example unwrapped)
     from tooltape.cassettes import bundled_scenarios
     from tooltape.fake_providers import differential_table
-    from tooltape.fake_providers._differential import render_differential
+    from tooltape.fake_providers._differential import (
+        dialects_without_accumulators,
+        render_differential,
+    )
     from tooltape.harness import select_scenarios
     from tooltape.plugin._js_reference import render_js_report, require_js, with_langchain_js
 
@@ -62,9 +67,13 @@ def differential(
     report = render_js_report(rows)
     if disagreements_only:
         rows = [row for row in rows if not row.agree]
+    none = "\n".join(f"  {n}: {why}" for n, why in dialects_without_accumulators().items())
+    none = f"dialects with no accumulator beside langchain-core:\n{none}"
     if as_json:
         click.echo(json.dumps([row.as_dict() for row in rows], indent=2, default=str))
+        click.echo(none, err=True)
         return
     click.echo(render_differential(rows) or "tooltape: every accumulator agrees")
+    click.echo(f"\n{none}")
     if report:
         click.echo(f"\n{report}")

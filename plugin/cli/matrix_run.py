@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from tooltape.fake_providers import (
     Dialect,
@@ -45,7 +46,7 @@ from tooltape.harness import (
     draw_lanes,
     reference_merge,
 )
-from tooltape.plugin.cli.adapters import ADAPTERS, Adapter, Merged
+from tooltape.plugin.cli.adapters import Adapter, Merged, adapters
 from tooltape.plugin.cli.expect import Expectations
 
 __all__ = ["Cell", "Result", "compare", "is_lossless", "run_matrix", "subjects_for"]
@@ -111,7 +112,7 @@ def subjects_for(dialect: Dialect, selected: Sequence[str] | None) -> list[Adapt
     base = getattr(dialect, "base", dialect).name
     return [
         a
-        for a in ADAPTERS
+        for a in adapters()
         if base in a.dialects and (selected is None or a.name in selected) and a.available()
     ]
 
@@ -193,13 +194,9 @@ def compare(
 
 
 def _base_url(dialect: Dialect) -> str:
-    base = getattr(dialect, "base", dialect).name
+    """A host of the dialect's own under ``.invalid``, with the public base URL's path."""
     host = dialect.name.replace("_", "-") + ".matrix.tooltape.invalid"
-    if base.startswith("openai"):
-        return f"http://{host}/v1"
-    if base == "anthropic_messages":
-        return f"http://{host}"
-    return ""  # the provider's public URL: its SDK is built without a base URL
+    return f"http://{host}{urlsplit(dialect.base_url or '').path.rstrip('/')}"
 
 
 class _Stage:
@@ -237,8 +234,6 @@ class _Stage:
         key = (id(adapter), dialect.name)
         if key not in self.clients:
             url = self.server_url if adapter.transport == "server" else _base_url(dialect)
-            if not url:
-                url = FakeProvider(dialect).base_url
             self.clients[key] = adapter.build(dialect.name, url)
         return self.clients[key]
 

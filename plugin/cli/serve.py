@@ -206,12 +206,18 @@ def _providers(dialects: Sequence[str], script: _Script) -> list[Any]:
 
 
 def _client_base(dialect: str, url: str) -> str:
-    """The base URL a client of ``dialect`` is given (OpenAI SDKs want the ``/v1``)."""
+    """The base URL a client of ``dialect`` is given: the server plus its API's base path.
+
+    OpenAI SDKs want the ``/v1`` of ``https://api.openai.com/v1``; a profile is
+    given its base dialect's path.
+    """
+    from urllib.parse import urlsplit
+
     from tooltape.fake_providers import get_dialect
 
     chosen = get_dialect(dialect)
-    base = getattr(chosen, "base", chosen).name
-    return url + "/v1" if base.startswith("openai") else url
+    public = getattr(chosen, "base", chosen).base_url or ""
+    return url + urlsplit(public).path.rstrip("/")
 
 
 def _run(

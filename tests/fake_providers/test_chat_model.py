@@ -30,7 +30,6 @@ from tooltape.harness import (
     assert_tool_messages_paired,
     reference_merge,
 )
-from tooltape.plugin._fakes import chat_model_for
 
 SCENARIOS = [
     "openai_golden",
@@ -106,7 +105,7 @@ def test_stream_yields_the_dialect_parse_message_for_message(scenario: str, dial
 def _adapter_chunks(scenario: str, dialect: str) -> list[AIMessageChunk]:
     provider = FakeProvider(dialect).stream(get_scenario(scenario))
     with patch_httpx2(provider):
-        model = chat_model_for(provider.dialect, provider.base_url)
+        model = provider.dialect.chat_model(provider.base_url)
         return list(model.bind_tools([get_weather]).stream("weather?"))
 
 

@@ -15,7 +15,9 @@ from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers._differential import (
     LANGCHAIN,
     DifferentialRow,
+    dialects_without_accumulators,
     differential,
+    differential_dialects,
     differential_table,
     render_differential,
 )
@@ -45,7 +47,9 @@ def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> N
     row = rows["openai_golden"]
     assert row.agree
     ran = [r for r in row.results if not r.skipped]
-    assert {r.accumulator for r in ran} == {LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, RESPONSE_STATE}
+    assert {r.accumulator for r in ran} == {
+        LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, f"{MESSAGE_STREAM} (Bedrock)", RESPONSE_STATE
+    }  # fmt: skip
     assert all(r.calls == row.expected for r in ran)
     assert all(r.verdict(row.expected) == "= plan" for r in ran)
 
@@ -109,8 +113,9 @@ def test_truncated_json_is_read_three_different_ways(rows: dict[str, Differentia
     """Pinned (T1): core repairs ``{"city": "Pa`` to a valid call; the SDKs do not agree with it.
 
     openai's helper leaves the raw text; anthropic's MessageStream parses with jiter's
-    partial mode, which drops the unfinished string; openai's Responses helper refuses a
-    stream without ``response.completed``.
+    partial mode, which drops the unfinished string (on Bedrock invoke too, through
+    AnthropicBedrock); openai's Responses helper refuses a stream without
+    ``response.completed``.
     """
     row = rows["truncated_mid_string"]
     for dialect in ("openai_chat", "anthropic_messages", "openai_responses"):
@@ -119,10 +124,11 @@ def test_truncated_json_is_read_three_different_ways(rows: dict[str, Differentia
         ]
     assert (row.result(CHAT_STATE).calls or [])[0]["args"] == '{"city": "Pa'
     assert (row.result(MESSAGE_STREAM).calls or [])[0]["args"] == {}
+    assert (row.result(f"{MESSAGE_STREAM} (Bedrock)").calls or [])[0]["args"] == {}
     assert row.result(RESPONSE_STATE).error == (
         "RuntimeError: Didn't receive a `response.completed` event."
     )
-    assert len(row.disagreements()) == 3
+    assert len(row.disagreements()) == 4
     assert not row.lossless
 
 
@@ -188,3 +194,25 @@ def test_every_bundled_scenario_runs() -> None:
     disagreeing = {row.scenario for row in table if not row.agree}
     assert {"id_on_every_chunk", "shared_index_idless", "no_index_whole_calls"} <= disagreeing
     assert "openai_golden" not in disagreeing
+
+
+def test_every_dialect_with_an_accumulator_is_covered_and_the_rest_say_why() -> None:
+    assert differential_dialects() == (
+        "anthropic_messages",
+        "bedrock_invoke",
+        "openai_chat",
+        "openai_responses",
+    )
+    without = dialects_without_accumulators()
+    assert set(without) == {"bedrock_converse", "cohere_v2", "gemini", "ollama"}
+    assert all("merges nothing" in reason for reason in without.values())
+
+
+def test_anthropic_bedrock_accumulates_the_bedrock_invoke_stream(
+    rows: dict[str, DifferentialRow],
+) -> None:
+    golden = rows["openai_golden"]
+    bedrock = golden.result("anthropic.MessageStream (Bedrock)", "bedrock_invoke")
+    assert bedrock.skipped is None and bedrock.error is None
+    assert bedrock.calls == golden.expected
+    assert golden.result(LANGCHAIN, "bedrock_invoke").calls == golden.expected

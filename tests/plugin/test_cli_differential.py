@@ -26,10 +26,15 @@ def test_the_known_disagreements_show_up():
 
 
 def test_text_report_names_each_accumulator():
-    result = run("differential", "--scenario", "missing_id")
+    result = run("differential", "--scenario", "id_on_every_chunk", "--no-js")
     assert result.returncode == 0, result.stderr
     assert "langchain-core" in result.stdout
     assert "! openai.ChatCompletionStreamState disagrees with langchain-core" in result.stdout
+    assert "anthropic.MessageStream (Bedrock)" in result.stdout
+    none = result.stdout.split("dialects with no accumulator beside langchain-core:\n")[1]
+    assert [line.split(":")[0].strip() for line in none.splitlines()] == [
+        "bedrock_converse", "cohere_v2", "gemini", "ollama"
+    ]  # fmt: skip
 
 
 def test_unknown_scenario_is_one_line_and_exit_2():

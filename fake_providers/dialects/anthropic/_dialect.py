@@ -59,6 +59,7 @@ from tooltape.fake_providers.dialects.anthropic._complete import (
     anthropic_message,
     anthropic_message_deltas,
 )
+from tooltape.fake_providers.dialects.anthropic._integration import AnthropicIntegration
 from tooltape.fake_providers.dialects.anthropic._validate import (
     anthropic_body_error,
     validate_anthropic_request,
@@ -380,7 +381,7 @@ def _message_for(
     return None, open_type
 
 
-class AnthropicMessagesDialect(Dialect):
+class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
     name = "anthropic_messages"

@@ -58,6 +58,7 @@ from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     encode_eventstream_message,
 )
+from tooltape.fake_providers.dialects.bedrock._integration import BedrockConverseIntegration
 from tooltape.fake_providers.dialects.bedrock._parse import parse_converse
 from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
@@ -298,7 +299,7 @@ class _ConverseEvents:
         return self.out
 
 
-class BedrockConverseDialect(BedrockDialect):
+class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
     """Bedrock ConverseStream: event-stream messages, content blocks by ``contentBlockIndex``."""
 
     name = "bedrock_converse"

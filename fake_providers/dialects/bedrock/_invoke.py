@@ -51,6 +51,7 @@ from tooltape.fake_providers.dialects.bedrock._converse import (
     BedrockDialect,
     padding,
 )
+from tooltape.fake_providers.dialects.bedrock._integration import BedrockInvokeIntegration
 from tooltape.fake_providers.dialects.bedrock._parse import parse_invoke
 from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
@@ -106,7 +107,7 @@ class _Reshape:
         return ProviderEvent({"bytes": wrapped, "p": padding(self.rng)}, "chunk")
 
 
-class BedrockInvokeDialect(BedrockDialect):
+class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
     """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
 
     name = "bedrock_invoke"

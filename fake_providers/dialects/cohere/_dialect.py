@@ -50,6 +50,7 @@ from tooltape.fake_providers.dialects.cohere._complete import (
     cohere_completion,
     cohere_completion_deltas,
 )
+from tooltape.fake_providers.dialects.cohere._integration import CohereIntegration
 from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
 from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
@@ -189,7 +190,7 @@ def _check_finish(stream: PlannedStream) -> None:
         )
 
 
-class CohereV2Dialect(Dialect):
+class CohereV2Dialect(CohereIntegration, Dialect):
     """Cohere's v2 chat stream; the reference adapter is ``ChatCohere`` (langchain-cohere)."""
 
     name = "cohere_v2"

@@ -54,6 +54,7 @@ from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
+from tooltape.fake_providers.dialects.gemini._integration import GeminiIntegration
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
     EVENT_QUIRKS,
@@ -276,7 +277,7 @@ def _call_part(header: Fragment, args: dict[str, Any] | None) -> Part:
 # --- the dialect ------------------------------------------------------------------------
 
 
-class GeminiDialect(Dialect):
+class GeminiDialect(GeminiIntegration, Dialect):
     """Gemini ``streamGenerateContent?alt=sse``, read by ``ChatGoogleGenerativeAI``.
 
     Streaming is chosen by the URL, not by the body, so ``stream_flag`` is off.

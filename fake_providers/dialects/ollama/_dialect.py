@@ -45,6 +45,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
+from tooltape.fake_providers.dialects.ollama._integration import OllamaIntegration
 from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
 from tooltape.fake_providers.dialects.ollama._validate import (
     ollama_body_error,
@@ -198,7 +199,7 @@ def go_json(data: dict[str, Any] | str) -> str:
 # --- the dialect ------------------------------------------------------------------------
 
 
-class OllamaDialect(Dialect):
+class OllamaDialect(OllamaIntegration, Dialect):
     """Ollama's native ``/api/chat`` stream; the reference adapter is ``ChatOllama``.
 
     ``stream_flag`` stays False: Ollama streams unless the body says

@@ -42,6 +42,7 @@ from tooltape.fake_providers.dialects.openai_chat._complete import (
     chat_completion,
     chat_completion_deltas,
 )
+from tooltape.fake_providers.dialects.openai_chat._integration import OpenAIChatIntegration
 from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
@@ -401,7 +402,7 @@ def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
 # --- the dialect ------------------------------------------------------------------------
 
 
-class OpenAIChatDialect(Dialect):
+class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"

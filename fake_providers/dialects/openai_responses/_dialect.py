@@ -46,6 +46,9 @@ from tooltape.fake_providers.dialects.openai_responses._complete import (
     response_deltas,
     response_object,
 )
+from tooltape.fake_providers.dialects.openai_responses._integration import (
+    OpenAIResponsesIntegration,
+)
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
 from tooltape.fake_providers.dialects.openai_responses._quirks import (
     DIALECT,
@@ -77,7 +80,7 @@ _ADDED = "response.output_item.added"
 _DONE = "response.output_item.done"
 
 
-class OpenAIResponsesDialect(Dialect):
+class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     """OpenAI's Responses API, streamed (``client.responses.create(stream=True)``).
 
     ``parse`` mirrors ``ChatOpenAI(use_responses_api=True)`` of langchain-openai

@@ -1,0 +1,124 @@
+"""How a provider meets the outside world, declared by each dialect.
+
+A dialect knows its wire (events, parse, request rules, in :mod:`._dialect`);
+this mixin holds what tooltape knows about the provider around the wire: where
+it lives, what a real client sends it, which official SDK and LangChain chat
+model talk to it, and which accumulators (an SDK's or a well-known library's)
+merge its streams. Every built-in dialect declares each of these in an
+``_integration`` module of its own folder; the contract test
+(``tests/fake_providers/test_dialect_contract.py``) fails when one forgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.harness._errors import TooltapeUsageError
+
+__all__ = ["Accumulator", "Integration", "RawCall", "ToolSpec"]
+
+ToolSpec = tuple[str, dict[str, Any]]
+"""A tool a request offers: its name and the JSON schema of its arguments."""
+RawCall = tuple[Any, Any, Any]
+"""A call as an accumulator left it: ``(name, arguments, id)``; arguments as text or a value."""
+HttpStack = Literal["httpx2", "httpx", "botocore"]
+
+
+@dataclass(frozen=True)
+class Accumulator:
+    """An SDK's (or a well-known library's) own merge of a streamed turn.
+
+    ``tooltape differential`` runs it beside langchain-core on the same bytes;
+    ``tooltape matrix`` runs it as a subject column.
+    """
+
+    name: str
+    """The merge, as the differential names it: ``openai.ChatCompletionStreamState``."""
+    subject: str
+    """The matrix column it belongs to: ``openai-sdk``."""
+    requires: tuple[str, ...]
+    """Modules that must be importable for it to run."""
+    client: Callable[[str, Any], Any]
+    """``client(base_url, http_client)``: the SDK client (``http_client``: httpx2, or None)."""
+    run: Callable[[Any, Sequence[ToolSpec]], list[RawCall]]
+    """``run(client, tools)``: stream one turn offering ``tools`` and return the merged calls."""
+    description: str = ""
+    """One line for ``tooltape matrix --help`` and the HTML legend."""
+
+
+class Integration:
+    """The declarations every dialect makes about the world around its wire.
+
+    Class attributes:
+        base_url: where the real API lives (``https://api.openai.com/v1``); ``None``
+            when there is no public default (clients must pass ``base_url=``).
+        model: a current model name real requests carry, used in the sample
+            request, in a path's ``{model}`` placeholder and by :meth:`chat_model`.
+        sdk: the official SDK's import name (``openai``, ``boto3``).
+        sdk_stack: the HTTP library that SDK speaks; the fixtures route that
+            library to the fake (``botocore``: over a 127.0.0.1 server).
+        chat_model_module: the LangChain integration's import name (``langchain_openai``).
+        accumulators: the SDK's or a well-known library's stream accumulators.
+        no_accumulator: why a dialect with no ``accumulators`` has none.
+
+    Methods: :meth:`request_body` (a realistic request body), :meth:`sdk_client`
+    and :meth:`chat_model`.
+    """
+
+    name: ClassVar[str]
+    path: ClassVar[str]
+    base_url: ClassVar[str | None] = None
+    model: ClassVar[str] = ""
+    sdk: ClassVar[str] = ""
+    sdk_stack: ClassVar[HttpStack] = "httpx2"
+    chat_model_module: ClassVar[str] = ""
+    accumulators: ClassVar[tuple[Accumulator, ...]] = ()
+    no_accumulator: ClassVar[str] = ""
+
+    @property
+    def chat_model_subject(self) -> str:
+        """The LangChain integration's distribution name (``langchain-openai``)."""
+        return self.chat_model_module.replace("_", "-")
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """The JSON body a real client streams ``prompt`` with, offering ``tools``."""
+        raise TooltapeUsageError(f"dialect {self.name!r} declares no sample request")
+
+    def request_query(self) -> dict[str, str]:
+        """The query string a real streaming request carries (``alt=sse`` for Gemini)."""
+        return {}
+
+    def sample_request(self, prompt: str, tools: Sequence[ToolSpec]) -> ProviderRequest:
+        """A realistic streaming request: path (``{model}`` filled in), query and JSON body."""
+        import json
+        import re
+
+        path = re.sub(r"\{[^}/]+\}", self.model, self.path)
+        body = json.dumps(self.request_body(prompt, tools)).encode()
+        headers = {"content-type": "application/json"}
+        return ProviderRequest("POST", path, headers, body, self.request_query())
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """The official SDK's client for this API, pointed at ``base_url`` (``kwargs`` pass on)."""
+        raise TooltapeUsageError(f"dialect {self.name!r} declares no SDK client")
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """The provider's LangChain chat model pointed at ``base_url``, streaming, no retries.
+
+        ``tools`` are Anthropic-form declarations every request should carry (a live
+        list the fake provider fills as turns are scripted); models that drop tool
+        blocks for undeclared tools (``ChatAnthropic``) send them, others ignore
+        them. ``kwargs`` are the chat model's own arguments and win over the defaults.
+
+        Raises:
+            TooltapeUsageError: The dialect has no LangChain chat model.
+        """
+        raise TooltapeUsageError(
+            f"no built-in chat model for dialect {self.name!r}; build your client against "
+            f"{base_url!r} (the fake provider's base URL)"
+        )

@@ -1,0 +1,89 @@
+"""Anthropic Messages in the outside world: api.anthropic.com, anthropic-python, ChatAnthropic."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+
+__all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
+
+_PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def anthropic_body(model: str, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+    """A Messages request body (model, max_tokens, one user turn, tools)."""
+    return {
+        "model": model,
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": prompt}],
+        "tools": [{"name": n, "input_schema": s} for n, s in tools],
+    }
+
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    import anthropic
+
+    kwargs.setdefault("api_key", "sk-ant-tooltape")
+    kwargs.setdefault("max_retries", 0)
+    return anthropic.Anthropic(base_url=base_url, http_client=http_client, **kwargs)
+
+
+def message_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    """``client.messages.stream(...).get_final_message()``'s tool_use blocks."""
+    offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
+    with client.messages.stream(
+        model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, **offered
+    ) as stream:
+        message = stream.get_final_message()
+    return [(b.name, b.input, b.id) for b in message.content if b.type == "tool_use"]
+
+
+class AnthropicIntegration(Integration):
+    """Where the Messages API lives and what talks to it."""
+
+    base_url = "https://api.anthropic.com"
+    model = "claude-sonnet-4-6"
+    sdk = "anthropic"
+    sdk_stack = "httpx2"
+    chat_model_module = "langchain_anthropic"
+    accumulators = (
+        Accumulator(
+            "anthropic.MessageStream",
+            "anthropic-sdk",
+            ("anthropic",),
+            _client,
+            message_stream,
+            "anthropic: messages.stream(...).get_final_message() (MessageStream)",
+        ),
+    )
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What anthropic-python's ``messages.create(stream=True)`` sends."""
+        return {**anthropic_body(self.model, prompt, tools), "stream": True}
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """``anthropic.Anthropic(base_url=...)`` with no retries."""
+        return _client(base_url, **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatAnthropic`` at ``base_url``; requests declare ``tools`` unless the model has some.
+
+        Without declared tools langchain-anthropic warns "Received unexpected tool
+        content block" on every streamed call.
+        """
+        from langchain_anthropic import ChatAnthropic
+
+        kwargs.setdefault("model", self.model)
+        kwargs.setdefault("api_key", "sk-ant-tooltape")
+        kwargs.setdefault("streaming", True)
+        kwargs.setdefault("max_retries", 0)
+        model = ChatAnthropic(base_url=base_url, **kwargs)
+        if tools is not None and "tools" not in model.model_kwargs:
+            # Set after construction so the model holds this very (live) list; bound
+            # tools (``bind_tools``) come later in the payload and win.
+            model.model_kwargs["tools"] = tools
+        return model

@@ -1,0 +1,115 @@
+"""AWS Bedrock in the outside world: the runtime endpoint, boto3, langchain-aws, AnthropicBedrock.
+
+boto3 speaks botocore over urllib3, which no transport patch reaches: the
+fixtures serve Bedrock on a 127.0.0.1 server and send botocore there
+(:mod:`tooltape.fake_providers._botocore`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.dialects.anthropic._integration import anthropic_body, message_stream
+
+__all__ = ["BedrockConverseIntegration", "BedrockInvokeIntegration"]
+
+_REGION = "us-east-1"
+_KEY_ID, _SECRET = "AKIATOOLTAPETEST", "tooltape-test-secret"
+
+
+def _credentials() -> dict[str, Any]:
+    return {
+        "region_name": _REGION,
+        "aws_access_key_id": _KEY_ID,
+        "aws_secret_access_key": _SECRET,
+    }
+
+
+def _anthropic_bedrock(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    import anthropic
+
+    kwargs.setdefault("max_retries", 0)
+    return anthropic.AnthropicBedrock(
+        aws_access_key=_KEY_ID,
+        aws_secret_key=_SECRET,
+        aws_region=_REGION,
+        base_url=base_url,
+        http_client=http_client,
+        **kwargs,
+    )
+
+
+class _BedrockIntegration(Integration):
+    base_url = f"https://bedrock-runtime.{_REGION}.amazonaws.com"
+    model = "anthropic.claude-sonnet-4-5-v1"
+    sdk = "boto3"
+    sdk_stack = "botocore"
+    chat_model_module = "langchain_aws"
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """``boto3.client("bedrock-runtime", endpoint_url=base_url)``, test credentials, one try."""
+        import boto3  # type: ignore[import-untyped]
+        from botocore.config import Config  # type: ignore[import-untyped]
+
+        options = {**_credentials(), "config": Config(retries={"total_max_attempts": 1})}
+        return boto3.client("bedrock-runtime", endpoint_url=base_url, **{**options, **kwargs})
+
+
+class BedrockConverseIntegration(_BedrockIntegration):
+    """ConverseStream: boto3's ``converse_stream`` and ``ChatBedrockConverse``."""
+
+    no_accumulator = (
+        "boto3's converse_stream yields events and merges nothing; "
+        "langchain-aws is the reference adapter"
+    )
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What boto3's ``converse_stream`` sends (the model is in the path)."""
+        body: dict[str, Any] = {"messages": [{"role": "user", "content": [{"text": prompt}]}]}
+        if tools:
+            specs = [{"toolSpec": {"name": n, "inputSchema": {"json": s}}} for n, s in tools]
+            body["toolConfig"] = {"tools": specs}
+        return body
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatBedrockConverse`` at ``base_url``, test credentials."""
+        from langchain_aws import ChatBedrockConverse
+
+        kwargs.setdefault("model", self.model)
+        return ChatBedrockConverse(base_url=base_url, **{**_credentials(), **kwargs})
+
+
+class BedrockInvokeIntegration(_BedrockIntegration):
+    """InvokeModelWithResponseStream: boto3, ``ChatBedrock`` and anthropic's AnthropicBedrock."""
+
+    accumulators = (
+        Accumulator(
+            "anthropic.MessageStream (Bedrock)",
+            "anthropic-sdk",
+            ("anthropic", "botocore"),
+            _anthropic_bedrock,
+            message_stream,
+            "anthropic: AnthropicBedrock messages.stream(...).get_final_message()",
+        ),
+    )
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What ``invoke_model_with_response_stream`` carries for a Claude model."""
+        body = anthropic_body(self.model, prompt, tools)
+        del body["model"]
+        return {"anthropic_version": "bedrock-2023-05-31", **body}
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatBedrock`` (streaming) at ``base_url``, test credentials."""
+        from langchain_aws import ChatBedrock
+
+        kwargs.setdefault("model", self.model)
+        kwargs.setdefault("streaming", True)
+        kwargs.setdefault("model_kwargs", {"max_tokens": 256})
+        return ChatBedrock(endpoint_url=base_url, **{**_credentials(), **kwargs})

@@ -1,0 +1,56 @@
+"""Gemini in the outside world: the Generative Language API, google-genai, its chat model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import Integration, ToolSpec
+
+__all__ = ["GeminiIntegration"]
+
+
+class GeminiIntegration(Integration):
+    """Where the Gemini API lives and what talks to it."""
+
+    base_url = "https://generativelanguage.googleapis.com"
+    model = "gemini-2.5-flash"
+    sdk = "google.genai"
+    sdk_stack = "httpx2"
+    chat_model_module = "langchain_google_genai"
+    no_accumulator = (
+        "google-genai's generate_content_stream yields chunks and merges nothing "
+        "(each chunk carries whole function calls)"
+    )
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What google-genai's ``generate_content_stream`` sends (the model is in the path)."""
+        declarations = [{"name": n, "parameters": s} for n, s in tools]
+        return {
+            "contents": [{"role": "user", "parts": [{"text": prompt}]}],
+            "tools": [{"functionDeclarations": declarations}] if declarations else [],
+        }
+
+    def request_query(self) -> dict[str, str]:
+        """google-genai streams with ``?alt=sse``."""
+        return {"alt": "sse"}
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """``google.genai.Client`` whose HTTP options point at ``base_url``."""
+        from google import genai
+        from google.genai import types
+
+        kwargs.setdefault("api_key", "test-key")
+        options = types.HttpOptions(base_url=base_url)
+        return genai.Client(http_options=options, **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatGoogleGenerativeAI`` at ``base_url``, one attempt."""
+        from langchain_google_genai import ChatGoogleGenerativeAI
+
+        kwargs.setdefault("model", self.model)
+        kwargs.setdefault("api_key", "test-key")
+        kwargs.setdefault("max_retries", 1)  # 1, not 0: google-genai reads 0 as "the default"
+        return ChatGoogleGenerativeAI(base_url=base_url, **kwargs)

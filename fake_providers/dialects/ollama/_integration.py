@@ -1,0 +1,46 @@
+"""Ollama in the outside world: a local server on :11434, ollama-python, ChatOllama."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
+
+__all__ = ["OllamaIntegration"]
+
+
+class OllamaIntegration(Integration):
+    """Where Ollama listens and what talks to it."""
+
+    base_url = "http://127.0.0.1:11434"
+    model = "llama3.1"
+    sdk = "ollama"
+    sdk_stack = "httpx"
+    chat_model_module = "langchain_ollama"
+    no_accumulator = "ollama-python's chat(stream=True) yields chunks and merges nothing"
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What ollama-python's ``chat(stream=True)`` sends."""
+        return {
+            "model": self.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "tools": [openai_tool(n, s) for n, s in tools],
+            "stream": True,
+        }
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """``ollama.Client(host=base_url)``."""
+        import ollama
+
+        return ollama.Client(host=base_url, **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatOllama`` at ``base_url``."""
+        from langchain_ollama import ChatOllama
+
+        kwargs.setdefault("model", self.model)
+        return ChatOllama(base_url=base_url, **kwargs)

@@ -1,0 +1,111 @@
+"""OpenAI Chat Completions in the outside world: api.openai.com, openai-python, ChatOpenAI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+
+__all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
+
+_PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def openai_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions function tool."""
+    return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+def openai_client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``openai.OpenAI`` at ``base_url`` with no retries (``http_client``: an httpx2 client)."""
+    import openai
+
+    kwargs.setdefault("api_key", "sk-tooltape")
+    kwargs.setdefault("max_retries", 0)
+    return openai.OpenAI(base_url=base_url, http_client=http_client, **kwargs)
+
+
+def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
+    state: Any = ChatCompletionStreamState()
+    offered = [openai_tool(n, s) for n, s in tools]
+    extra = {"tools": offered} if offered else {}
+    for chunk in client.chat.completions.create(
+        model="gpt-4o", messages=_PROMPT, stream=True, **extra
+    ):
+        state.handle_chunk(chunk)
+    calls = state.get_final_completion().choices[0].message.tool_calls or []
+    return [(c.function.name, c.function.arguments, c.id) for c in calls]
+
+
+def _litellm(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:  # pragma: no cover
+    import litellm  # type: ignore[import-not-found]  # not installed in tooltape's own tests
+
+    offered = [openai_tool(n, s) for n, s in tools]
+    stream = client.chat.completions.create(
+        model="gpt-4o", messages=_PROMPT, stream=True, **({"tools": offered} if offered else {})
+    )
+    message = litellm.stream_chunk_builder([chunk.model_dump() for chunk in stream])
+    calls = message.choices[0].message.tool_calls or []
+    return [(c.function.name, c.function.arguments, c.id) for c in calls]
+
+
+class OpenAIChatIntegration(Integration):
+    """Where Chat Completions lives and what talks to it."""
+
+    base_url = "https://api.openai.com/v1"
+    model = "gpt-4o-mini"
+    sdk = "openai"
+    sdk_stack = "httpx2"
+    chat_model_module = "langchain_openai"
+    accumulators = (
+        Accumulator(
+            "openai.ChatCompletionStreamState",
+            "openai-sdk",
+            ("openai",),
+            openai_client,
+            _stream_state,
+            "openai: chat.completions.create(stream=True) + ChatCompletionStreamState",
+        ),
+        Accumulator(
+            "litellm.stream_chunk_builder",
+            "litellm",
+            ("openai", "litellm"),
+            openai_client,
+            _litellm,
+            "litellm.stream_chunk_builder over openai's chunks",
+        ),
+    )
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What openai-python sends for ``stream=True`` with usage asked for."""
+        return {
+            "model": self.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "tools": [openai_tool(n, s) for n, s in tools],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """``openai.OpenAI(base_url=...)`` with no retries."""
+        return openai_client(base_url, **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatOpenAI`` (Chat Completions) at ``base_url``."""
+        return chat_openai(base_url, responses=False, **kwargs)
+
+
+def chat_openai(base_url: str, *, responses: bool, **kwargs: Any) -> Any:
+    """``ChatOpenAI`` at ``base_url`` (``responses=True``: the Responses API), no retries."""
+    from langchain_openai import ChatOpenAI
+
+    kwargs.setdefault("model", "gpt-4o")
+    kwargs.setdefault("api_key", "sk-tooltape")
+    kwargs.setdefault("streaming", True)
+    kwargs.setdefault("max_retries", 0)
+    return ChatOpenAI(base_url=base_url, use_responses_api=responses, **kwargs)
