@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -48,6 +50,7 @@ def test_readme_examples_that_name_an_example_file_are_in_it():
     assert named >= 2
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_the_examples_run_warning_free_under_W_error():
     """The examples folder and the quickstart, every warning an error (as a user might run)."""
     env = {k: v for k, v in os.environ.items() if k != "CI"}

@@ -46,6 +46,7 @@ def _module(body: str) -> str:
     return CALLS + textwrap.dedent(body)
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_pytest_recording_cassettes_and_fakes_serve_one_test(pytester: pytest.Pytester):
     pytester.makepyfile(
         test_mixed=_module(
@@ -67,6 +68,7 @@ def test_pytest_recording_cassettes_and_fakes_serve_one_test(pytester: pytest.Py
     assert "not used by any test" not in result.stdout.str()
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_respx_routes_and_fakes_serve_one_test(pytester: pytest.Pytester):
     pytester.makepyfile(
         test_mixed=_module(
@@ -84,6 +86,7 @@ def test_respx_routes_and_fakes_serve_one_test(pytester: pytest.Pytester):
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_with_no_other_tool_another_host_gets_the_404_naming_the_routes(
     pytester: pytest.Pytester,
 ):

@@ -165,6 +165,7 @@ def _serve(command: str, cwd: Path) -> None:
 
 
 @pytest.mark.parametrize("command", EXAMPLES)
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_the_example_runs(command: str, workdir: Path) -> None:
     if shlex.split(command)[1] == "serve":
         _serve(command, workdir)

@@ -15,6 +15,7 @@ from tooltape.plugin._js_reference import js_missing, require_js, with_langchain
 TOOLTAPE = str(Path(sys.executable).parent / "tooltape")
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_js_without_node_is_an_error_naming_node_before_any_work():
     done = subprocess.run(
         [TOOLTAPE, "differential", "--js", "--scenario", "openai_golden"],

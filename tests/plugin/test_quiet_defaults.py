@@ -54,6 +54,7 @@ def test_case_model(tooltape_case):
 """
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_anthropic_chat_models_of_the_fixtures_stream_warning_free(pytester: pytest.Pytester):
     pytester.makeini(STRICT_INI)
     pytester.makepyfile(README_PATTERN_ANTHROPIC)
@@ -77,6 +78,7 @@ def test_merge(fake_openai):
 """
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_assert_merge_on_a_fake_message_draws_the_served_lanes_at_the_callers_line(
     pytester: pytest.Pytester,
 ):

@@ -51,6 +51,7 @@ def _marked(pytester: pytest.Pytester, marker: str) -> pytest.RunResult:
         ),
     ],
 )
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_a_typo_in_a_marker_fails_collection_with_the_close_name(pytester, marker, message):
     result = _marked(pytester, marker)
     out = result.stdout.str()
@@ -59,12 +60,14 @@ def test_a_typo_in_a_marker_fails_collection_with_the_close_name(pytester, marke
     assert "skipped" not in out and "Traceback" not in out
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_a_tag_unknown_to_the_library_is_an_error_not_a_skip(pytester):
     result = _marked(pytester, 'tooltape_scenarios(tags=["typo"])')
     result.assert_outcomes(errors=1)
     assert "unknown tag 'typo'; known tags: " in result.stdout.str()
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_a_marker_selection_that_renders_nowhere_is_an_error(pytester):
     # Anthropic's wire cannot say a repeated name: the marker asks for nothing runnable.
     marker = 'tooltape_scenarios(names=["repeated_name"], dialects=["anthropic_messages"])'
@@ -74,6 +77,7 @@ def test_a_marker_selection_that_renders_nowhere_is_an_error(pytester):
     assert "repeated_name" in result.stdout.str()
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_an_unknown_dialect_option_is_a_usage_error(pytester):
     pytester.makepyfile("def test_x(): pass")
     for args in (["--tooltape-dialects=openai,anthropc"], ["-o", "tooltape_dialects=typo"]):
@@ -89,6 +93,7 @@ def test_an_unknown_dialect_option_is_a_usage_error(pytester):
     )
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_short_names_and_profiles_are_known_to_the_dialect_option(pytester):
     pytester.makepyfile(
         """
@@ -106,6 +111,7 @@ def test_short_names_and_profiles_are_known_to_the_dialect_option(pytester):
     result.stdout.fnmatch_lines(["*test_x?openai_golden-groq?*"])
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_a_dialect_option_that_deselects_a_test_says_why(pytester):
     # Both names are known; narrowing the run to Gemini leaves this OpenAI-only test out.
     marker = 'tooltape_scenarios(names=["openai_golden"], dialects=["openai_chat"])'
@@ -164,6 +170,7 @@ def test_scenarios_with_a_tag_no_scenario_in_the_dialect_has_is_an_error(capsys)
     assert "no bundled scenario with the tag(s) names renders in gemini" in err
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_an_unknown_key_in_tooltape_config_fails_the_test_with_the_close_name(pytester):
     pytester.makeconftest(
         """
@@ -182,6 +189,7 @@ def test_an_unknown_key_in_tooltape_config_fails_the_test_with_the_close_name(py
     )
 
 
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
 def test_a_hook_scenario_that_names_an_unknown_dialect_fails_collection(pytester):
     pytester.makeconftest(
         """
