@@ -18,7 +18,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from tooltape.harness import PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["event_quirk_kinds", "refusal", "require_header_fields"]
+__all__ = ["ARGUMENT_TEXT_QUIRKS", "event_quirk_kinds", "refusal", "require_header_fields"]
+
+ARGUMENT_TEXT_QUIRKS = frozenset(
+    {
+        "ascii_escapes",
+        "cumulative_args",
+        "duplicate_ids",
+        "empty_args",
+        "interleave_calls",
+        "malformed_args",
+        "non_object_args",
+        "split_args",
+        "split_inside_escapes",
+        "truncate_args",
+        "whole_args",
+        "whole_call",
+    }
+)
+"""The tool-chunk quirks every wire that sends a call's id and name once, then its
+argument text, can say (Anthropic, Bedrock, Cohere): those that touch only the text."""
 
 UNDECLARED = "the dialect does not declare it among the tool-chunk quirks its wire can express"
 

@@ -52,7 +52,7 @@ from pydantic import Field
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import (
@@ -94,23 +94,7 @@ _STOP_REASONS = {
 _OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 _PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does not compact
 
-EXPRESSES = frozenset(
-    {
-        "ascii_escapes",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "interleave_calls",
-        "malformed_args",
-        "non_object_args",
-        "split_args",
-        "split_inside_escapes",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
-    }
-)
-"""The tool-chunk quirks this wire says (the module docstring says how)."""
+EXPRESSES = ARGUMENT_TEXT_QUIRKS
 
 INEXPRESSIBLE = {
     "split_name": "the name rides whole on content_block_start",

@@ -48,7 +48,7 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._complete import (
     converse_completion,
@@ -113,23 +113,7 @@ class BedrockNoToolUseType(Quirk):
     cites: ClassVar[str] = "§8; Claude 3 recordings in ../shared/corpus/bedrock"
 
 
-EXPRESSES = frozenset(
-    {
-        "ascii_escapes",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "interleave_calls",
-        "malformed_args",
-        "non_object_args",
-        "split_args",
-        "split_inside_escapes",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
-    }
-)
-"""The tool-chunk quirks a Bedrock wire says: all the argument-text quirks."""
+EXPRESSES = ARGUMENT_TEXT_QUIRKS
 
 INEXPRESSIBLE = {
     "split_name": "the name rides whole on the tool block's start",

@@ -44,7 +44,7 @@ from typing import Any, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._complete import (
     cohere_completion,
@@ -64,23 +64,7 @@ _FINISH = {"tool_calls": "TOOL_CALL", "stop": "COMPLETE", "length": "MAX_TOKENS"
 _ERROR_TEXT = "internal server error, this has been reported to our developers"
 _PIECE = re.compile(r"\s*\S+|\s+")
 _START = "the call's id and name ride once, on tool-call-start"
-EXPRESSES = frozenset(
-    {
-        "ascii_escapes",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "interleave_calls",
-        "malformed_args",
-        "non_object_args",
-        "split_args",
-        "split_inside_escapes",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
-    }
-)
-"""The tool-chunk quirks this wire says: all the argument-text quirks."""
+EXPRESSES = ARGUMENT_TEXT_QUIRKS
 
 INEXPRESSIBLE = {
     "split_name": _START,
