@@ -12,8 +12,9 @@ part signed with a ``thoughtSignature`` (a text-only turn signs its last text
 part), then a separate final frame with an empty text part and
 ``finishReason`` (``STOP`` for calls and stops alike, ``MAX_TOKENS``, ``SAFETY``).
 ``usageMetadata`` is cumulative and on every frame. Real Gemini ends lines with
-CRLF (G5): add the ``line_endings`` wire quirk; frames are LF-framed so that every
-wire quirk applies.
+CRLF (G5), and so does this dialect by default: events are framed with LF and
+re-ended with CRLF last, after the other wire quirks, unless a ``line_endings``
+quirk says otherwise (``{"kind": "line_endings", "style": "lf"}`` for LF).
 
 A call is one part whose ``args`` is a JSON object, so tool-chunk quirks that
 cut, repeat or corrupt argument text, move names or ids to other chunks, or set
@@ -52,7 +53,8 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers._sse_quirks import LineEndings
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
     GeminiModel,
@@ -297,6 +299,12 @@ class GeminiDialect(Dialect):
             ProviderEvent(json.dumps(data, separators=(",", ": "), ensure_ascii=ascii_only))
             for data in _Frames(stream, quirks).build()
         ]
+
+    def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:
+        """Cut the frames into reads with CRLF line ends, as every real recording has them."""
+        if not any(quirk.kind == "line_endings" for quirk in wire_quirks):
+            wire_quirks = (*wire_quirks, LineEndings(style="crlf"))
+        return super().wire(frames, wire_quirks, seed)
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatGoogleGenerativeAI.stream`` yields.
