@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import IdFormat, with_provider_ids
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
@@ -59,6 +60,9 @@ class Dialect(ABC):
     """True when the request body's ``"stream": true`` asks for a stream (OpenAI, Anthropic)."""
     event_shape: ClassVar[EventShape] = ()
     """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
+    call_id_format: ClassVar[IdFormat | None] = None
+    """How the provider mints tool-call ids; the ids a plan numbered itself (``call_<n>``)
+    are sent in this format (see :mod:`._call_ids`). ``None``: the plan's ids as they are."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -113,7 +117,8 @@ class Dialect(ABC):
     ) -> Wire:
         """Render a plan to wire bytes (final: subclasses override the steps, not this).
 
-        Tool-chunk quirks shape the planned stream, EVENTS quirks are applied by
+        Tool-chunk quirks shape the planned stream, the ids the plan numbered take
+        the provider's format (:attr:`call_id_format`), EVENTS quirks are applied by
         :meth:`events`, and WIRE quirks re-frame the bytes; all are deterministic
         for ``seed``.
         """
@@ -124,6 +129,7 @@ class Dialect(ABC):
         stream = (
             plan if isinstance(plan, PlannedStream) else stream_plan(plan, chunk_quirks, seed=seed)
         )
+        stream = with_provider_ids(stream, self.call_id_format)
         frames = [self.frame(event) for event in self.events(stream, event_quirks)]
         return self.wire(frames, wire_quirks, seed)
 

@@ -364,6 +364,7 @@ class AnthropicMessagesDialect(Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
     name = "anthropic_messages"
+    call_id_format = "anthropic"
     event_shape = (
         ("index", "int"),
         ("content_block", "object"),

@@ -102,6 +102,7 @@ class BedrockInvokeDialect(BedrockDialect):
     """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
 
     name = "bedrock_invoke"
+    call_id_format = "bedrock_invoke"
     event_shape = (
         ("bytes", "object"),
         ("bytes.index", "int"),

@@ -271,6 +271,7 @@ class GeminiDialect(Dialect):
     """
 
     name = "gemini"
+    call_id_format = "gemini"
     path = "/v1beta/models/{model}:streamGenerateContent"
     framing = "sse"
     event_shape = (

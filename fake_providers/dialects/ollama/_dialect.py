@@ -214,6 +214,7 @@ class OllamaDialect(Dialect):
     """
 
     name = "ollama"
+    call_id_format = "ollama"
     path = "/api/chat"
     framing = "ndjson"
     event_shape = (

@@ -368,6 +368,7 @@ class OpenAIChatDialect(Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"
+    call_id_format = "openai"
     event_shape = (
         ("choices", "list|null"),
         ("choices[]", "object"),

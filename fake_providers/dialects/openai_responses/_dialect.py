@@ -66,6 +66,7 @@ class OpenAIResponsesDialect(Dialect):
     """
 
     name = DIALECT
+    call_id_format = "openai"
     path = "/v1/responses"
     stream_flag = True
     event_shape = (
