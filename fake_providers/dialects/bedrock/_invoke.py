@@ -35,7 +35,10 @@ from typing import Any, ClassVar
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
+from tooltape.fake_providers.dialects.anthropic._dialect import (
+    AnthropicMessagesDialect,
+    AnthropicNoJsonPadding,
+)
 from tooltape.fake_providers.dialects.bedrock._converse import (
     INPUT_TOKENS,
     STREAM_ERROR,
@@ -134,7 +137,7 @@ class BedrockInvokeDialect(BedrockDialect):
         check_expressible(self.name, stream, quirks, self.event_quirks)
         reshape = _Reshape(stream.seed)
         out: list[ProviderEvent] = []
-        for event in _ANTHROPIC.events(stream, quirks):
+        for event in _ANTHROPIC.events(stream, [*quirks, AnthropicNoJsonPadding()]):
             if event.event == "ping" or not isinstance(event.data, dict):
                 continue
             if event.event == "error":
