@@ -109,18 +109,31 @@ class Dialect(ABC):
             return encode_ndjson(event.data)
         return encode_sse(event.data, event.event)
 
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """The events as an answer to ``request``: what the provider echoes or leaves out.
+
+        A dialect whose provider repeats the request's model or tools, or sends a
+        part only when asked (OpenAI's usage chunk), overrides this; the default
+        changes nothing.
+        """
+        return events
+
     def render(
         self,
         plan: Plan | PlannedStream,
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
+        *,
+        request: ProviderRequest | None = None,
     ) -> Wire:
         """Render a plan to wire bytes (final: subclasses override the steps, not this).
 
         Tool-chunk quirks shape the planned stream, the ids the plan numbered take
         the provider's format (:attr:`call_id_format`), EVENTS quirks are applied by
-        :meth:`events`, and WIRE quirks re-frame the bytes; all are deterministic
-        for ``seed``.
+        :meth:`events`, the answer is fitted to ``request`` (:meth:`echo`; without
+        one, to the realistic request of the bundled library: a default model, no
+        tools, OpenAI's usage chunk asked for), and WIRE quirks re-frame the bytes;
+        all are deterministic for ``seed``.
         """
         parsed = [parse_quirk(q) for q in quirks]
         chunk_quirks = [q for q in parsed if q.stage < Stage.EVENTS]
@@ -130,7 +143,10 @@ class Dialect(ABC):
             plan if isinstance(plan, PlannedStream) else stream_plan(plan, chunk_quirks, seed=seed)
         )
         stream = with_provider_ids(stream, self.call_id_format)
-        frames = [self.frame(event) for event in self.events(stream, event_quirks)]
+        events = self.events(stream, event_quirks)
+        if request is not None:
+            events = self.echo(events, request)
+        frames = [self.frame(event) for event in events]
         return self.wire(frames, wire_quirks, seed)
 
     def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:

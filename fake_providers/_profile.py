@@ -43,6 +43,8 @@ class ProfileDialect(Dialect):
         plan: Plan | PlannedStream,
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
+        *,
+        request: ProviderRequest | None = None,
     ) -> Wire:
         """Render with the profile's quirks first, then the caller's."""
-        return self.base.render(plan, [*self.quirks, *quirks], seed)
+        return self.base.render(plan, [*self.quirks, *quirks], seed, request=request)

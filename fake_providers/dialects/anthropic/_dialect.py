@@ -56,6 +56,7 @@ from pydantic import Field
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._expressible import refuse_inexpressible, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -303,6 +304,18 @@ def _check_expressible(stream: PlannedStream, event_quirks: Sequence[Quirk]) -> 
     require_header_fields(stream, "anthropic_messages")
 
 
+def _with_model(data: dict[str, Any] | str, model: str) -> dict[str, Any] | str:
+    """A ``message_start`` payload (padded text or not) naming ``model`` instead of ours."""
+    if isinstance(data, str):
+        ours = '{"model":' + json.dumps(MODEL, ensure_ascii=False)
+        theirs = '{"model":' + json.dumps(model, ensure_ascii=False)
+        return data.replace(ours, theirs, 1)
+    message = data.get("message")
+    if isinstance(message, dict) and message.get("model") == MODEL:
+        return {**data, "message": {**message, "model": model}}
+    return data
+
+
 def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text[:-1] + " " * rng.randint(1, max_spaces) + "}"
@@ -422,6 +435,18 @@ class AnthropicMessagesDialect(Dialect):
             if n == first_start or (every and (n + 1) % every == 0 and n + 1 < len(built)):
                 events.append(ProviderEvent(_PING, "ping"))
         return events
+
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """``message_start`` names the request's ``model``, as the live API does."""
+        model = requested_model(request)
+        if model is None:
+            return events
+        out = []
+        for event in events:
+            if event.event == "message_start":
+                event = ProviderEvent(_with_model(event.data, model), event.event)
+            out.append(event)
+        return out
 
     def frame(self, event: ProviderEvent) -> bytes:
         """One SSE event with compact JSON and raw UTF-8, as the live API frames it."""

@@ -53,6 +53,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._echo import url_model
 from tooltape.fake_providers._sse_quirks import LineEndings
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
@@ -299,6 +300,20 @@ class GeminiDialect(Dialect):
         return [
             ProviderEvent(json.dumps(data, separators=(",", ": "), ensure_ascii=ascii_only))
             for data in _Frames(stream, quirks).build()
+        ]
+
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """``modelVersion`` names the model in the request's URL, as the live API does."""
+        model = url_model(request)
+        if model is None or model == MODEL:
+            return events
+        ours, theirs = (
+            f'"modelVersion": {json.dumps(MODEL)}',
+            f'"modelVersion": {json.dumps(model)}',
+        )
+        return [
+            ProviderEvent(e.data.replace(ours, theirs), e.event) if isinstance(e.data, str) else e
+            for e in events
         ]
 
     def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:

@@ -44,6 +44,7 @@ from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._echo import map_dicts, requested_model
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
 from tooltape.fake_providers.dialects.ollama._validate import (
@@ -250,6 +251,13 @@ class OllamaDialect(Dialect):
         written += sum(len(json.dumps(call.args)) for call in plan.calls)
         lines.done(_DONE_REASONS[stream.finish], written)
         return lines.out
+
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """Every line names the request's ``model`` exactly as written, as Ollama does."""
+        model = requested_model(request)
+        if model is None:
+            return events
+        return map_dicts(events, lambda line: {**line, "model": model} if "model" in line else line)
 
     def frame(self, event: ProviderEvent) -> bytes:
         """One line, serialised as Ollama's Go server does."""
