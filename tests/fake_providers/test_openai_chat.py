@@ -23,6 +23,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from pydantic import SecretStr
 
 from tooltape.fake_providers import ProviderRequest, Wire, get_dialect
+from tooltape.fake_providers._call_ids import with_provider_ids
 from tooltape.fake_providers.dialects.openai_chat._dialect import read_chat_stream
 from tooltape.harness import (
     Fragment,
@@ -130,8 +131,9 @@ MESSAGES: list[Any] = [{"role": "user", "content": "What is the weather in Paris
 
 
 def _render(plan: str, quirks: str, seed: int = 0) -> tuple[PlannedStream, Wire]:
+    """The planned stream with the ids the dialect mints (``call_`` + 24), and its wire."""
     stream = stream_plan(PLANS[plan], QUIRK_SETS[quirks], seed=seed)
-    return stream, DIALECT.render(stream)
+    return with_provider_ids(stream, "openai"), DIALECT.render(stream)
 
 
 def _payloads(wire: Wire) -> list[dict[str, Any]]:
