@@ -274,7 +274,7 @@ DELIBERATE: list[tuple[str, str, str, str]] = [
     (
         "anthropic_messages",
         "*",
-        "fields[*].usage: *",
+        "fields[*]*usage: *",
         "usage fields vary by model and account "
         "(server_tool_use, inference_geo, output_tokens_details)",
     ),
