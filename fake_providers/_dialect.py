@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._call_ids import IdFormat, with_provider_ids
+from tooltape.fake_providers._call_ids import IdFormat, mint_call_id, with_provider_ids
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
@@ -108,6 +108,20 @@ class Dialect(ABC):
                 return (event.data + "\n").encode()
             return encode_ndjson(event.data)
         return encode_sse(event.data, event.event)
+
+    def planned_calls(self, plan: Plan, seed: int = 0) -> list[dict[str, Any]]:
+        """``plan.expected_calls()`` with the ids this dialect sends for them at ``seed``.
+
+        Ids the plan numbered (``call_<n>``) become the provider-shaped ids
+        :meth:`render` mints (:attr:`call_id_format`); given ids stay as they are.
+        """
+        calls = plan.expected_calls()
+        if self.call_id_format is None:
+            return calls
+        for call, planned in zip(calls, plan.calls, strict=True):
+            if planned.id is not None and not planned.id_given:
+                call["id"] = mint_call_id(self.call_id_format, planned.id, planned.name, seed)
+        return calls
 
     def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
         """The events as an answer to ``request``: what the provider echoes or leaves out.

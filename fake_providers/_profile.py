@@ -25,6 +25,7 @@ class ProfileDialect(Dialect):
         self.media_type = base.media_type  # type: ignore[misc]
         self.stream_flag = base.stream_flag  # type: ignore[misc]
         self.event_shape = base.event_shape  # type: ignore[misc]
+        self.call_id_format = base.call_id_format  # type: ignore[misc]
 
     def events(self, stream: PlannedStream, quirks: Sequence[Quirk]) -> list[ProviderEvent]:
         """The base dialect's events."""
