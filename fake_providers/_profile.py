@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import Dialect, ProviderEvent
+from tooltape.fake_providers._echo import request_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
 
@@ -47,5 +50,24 @@ class ProfileDialect(Dialect):
         *,
         request: ProviderRequest | None = None,
     ) -> Wire:
-        """Render with the profile's quirks first, then the caller's."""
+        """Render with the profile's quirks first, then the caller's.
+
+        The model is echoed from ``request``; whether usage is sent is the profile's
+        (compatible servers differ from OpenAI: Databricks sends it unasked), so the
+        request reaches the base dialect as one that asked for it.
+        """
+        if request is not None:
+            request = _asking_for_usage(request)
         return self.base.render(plan, [*self.quirks, *quirks], seed, request=request)
+
+
+def _asking_for_usage(request: ProviderRequest) -> ProviderRequest:
+    """``request`` with ``stream_options.include_usage`` set (a body that is a JSON object)."""
+    body = request_body(request)
+    if not body:
+        return request
+    options = body.get("stream_options")
+    options = {**options, "include_usage": True} if isinstance(options, dict) else {}
+    options.setdefault("include_usage", True)
+    encoded = json.dumps({**body, "stream_options": options}).encode()
+    return dataclasses.replace(request, body=encoded)
