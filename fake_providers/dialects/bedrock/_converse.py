@@ -303,6 +303,7 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
     """Bedrock ConverseStream: event-stream messages, content blocks by ``contentBlockIndex``."""
 
     name = "bedrock_converse"
+    call_id_format = "bedrock_converse"
     event_shape = (
         ("contentBlockIndex", "int"),
         ("start", "object"),

@@ -194,6 +194,7 @@ class CohereV2Dialect(CohereIntegration, Dialect):
     """Cohere's v2 chat stream; the reference adapter is ``ChatCohere`` (langchain-cohere)."""
 
     name = "cohere_v2"
+    call_id_format = "cohere"
     path = "/v2/chat"
     stream_flag = True
     event_shape = (
