@@ -150,6 +150,19 @@ class Dialect(Integration, ABC):
         """
         raise TooltapeUsageError(f"dialect {self.name!r} has no non-streaming body")
 
+    def completion_events(
+        self, plan: Plan, request: ProviderRequest | None, quirks: Sequence[Quirk] = ()
+    ) -> list[ProviderEvent]:
+        """The events a non-streamed body (:meth:`complete`) is accumulated from.
+
+        The plan's stream without quirks at seed 0, with what :meth:`render` gives
+        every stream: provider-shaped ids for the ids the plan numbered (given ids,
+        such as those of :meth:`provider_plan`, stay) and the echo of ``request``.
+        """
+        stream = with_provider_ids(stream_plan(plan, (), seed=0), self.call_id_format)
+        events = self.events(stream, quirks)
+        return events if request is None else self.echo(events, request)
+
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """Serialise a non-streamed answer as the provider does (compact JSON by default)."""
         import json

@@ -77,7 +77,6 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = [
@@ -518,7 +517,7 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The Message the API sends for ``plan`` without streaming."""
-        return anthropic_message(self.events(stream_plan(plan, (), seed=0), ()))
+        return anthropic_message(self.completion_events(plan, request, [AnthropicNoJsonPadding()]))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Anthropic's 400 for a history with broken tool pairing, else ``None``.

@@ -58,7 +58,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -166,7 +166,7 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The Anthropic Message Bedrock's ``InvokeModel`` returns for ``plan``."""
-        return invoke_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return invoke_completion(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Claude's 400 for an Anthropic history with broken tool pairing, else ``None``.

@@ -85,7 +85,6 @@ from tooltape.harness import (
     PlannedStream,
     Quirk,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = ["MODEL", "GeminiDialect"]
@@ -358,7 +357,7 @@ class GeminiDialect(GeminiIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The ``GenerateContentResponse`` of ``:generateContent`` for ``plan``."""
-        return gemini_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return gemini_completion(self.completion_events(plan, request))
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """Pretty-printed with a two-space indent, as Google's front end writes JSON."""

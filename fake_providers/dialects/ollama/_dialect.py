@@ -59,7 +59,6 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
@@ -286,7 +285,7 @@ class OllamaDialect(OllamaIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The one JSON object Ollama answers for ``plan`` with ``"stream": false``."""
-        return ollama_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return ollama_completion(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` unless the body is malformed or asks for no stream (see the module doc)."""

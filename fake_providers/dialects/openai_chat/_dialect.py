@@ -48,7 +48,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage, stream_plan
+from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage
 from tooltape.harness._stored import stored_chunks
 
 __all__ = [
@@ -480,7 +480,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The chat completion the API sends for ``plan`` without streaming."""
-        events = self.events(stream_plan(plan, (), seed=0), ())
+        events = self.completion_events(plan, request)
         return chat_completion(events, _usage(len(events)))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:

@@ -66,7 +66,7 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.harness import Deltas, Plan, PlannedStream, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream
 from tooltape.harness._fragments import Fragment
 
 __all__ = ["OpenAIResponsesDialect"]
@@ -159,7 +159,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The Response object the API sends for ``plan`` without streaming."""
-        return response_object(self.events(stream_plan(plan, (), seed=0), ()))
+        return response_object(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The Responses API's 400 for a function call without output, or an orphan output."""
