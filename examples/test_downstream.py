@@ -13,7 +13,7 @@ def test_chatopenai_survives_ids_on_every_chunk(fake_openai, tooltape_snapshot):
     for chunk in fake_openai.chat_model().stream("Weather in Paris and Oslo?"):
         message = chunk if message is None else message + chunk
 
-    assert_merge(message, scenario.plan)  # names, args and ids exactly as planned
+    assert_merge(message, scenario.plan)  # names and args as planned, one distinct id per call
     results = [
         ToolMessage("mild", tool_call_id=c["id"], name=c["name"]) for c in message.tool_calls
     ]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import IdFormat, mint_call_id, with_provider_ids
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._integration import Integration
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
@@ -113,6 +114,9 @@ class Dialect(Integration, ABC):
     """Quirk kinds refused with the reason (tool-chunk kinds; other dialects' EVENTS kinds)."""
     event_quirks: ClassVar[tuple[type[Quirk], ...]] = ()
     """The EVENTS quirk classes (subclasses included) this dialect renders."""
+    call_id_format: ClassVar[IdFormat | None] = None
+    """How the provider mints tool-call ids; the ids a plan numbered itself (``call_<n>``)
+    are sent in this format (see :mod:`._call_ids`). ``None``: the plan's ids as they are."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -145,6 +149,19 @@ class Dialect(Integration, ABC):
         Every built-in dialect writes its provider's shape; the default refuses.
         """
         raise TooltapeUsageError(f"dialect {self.name!r} has no non-streaming body")
+
+    def completion_events(
+        self, plan: Plan, request: ProviderRequest | None, quirks: Sequence[Quirk] = ()
+    ) -> list[ProviderEvent]:
+        """The events a non-streamed body (:meth:`complete`) is accumulated from.
+
+        The plan's stream without quirks at seed 0, with what :meth:`render` gives
+        every stream: provider-shaped ids for the ids the plan numbered (given ids,
+        such as those of :meth:`provider_plan`, stay) and the echo of ``request``.
+        """
+        stream = with_provider_ids(stream_plan(plan, (), seed=0), self.call_id_format)
+        events = self.events(stream, quirks)
+        return events if request is None else self.echo(events, request)
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """Serialise a non-streamed answer as the provider does (compact JSON by default)."""
@@ -217,17 +234,57 @@ class Dialect(Integration, ABC):
             return encode_ndjson(event.data)
         return encode_sse(event.data, event.event)
 
+    def planned_calls(self, plan: Plan, seed: int = 0) -> list[dict[str, Any]]:
+        """``plan.expected_calls()`` with the ids this dialect sends for them at ``seed``.
+
+        Ids the plan numbered (``call_<n>``) become the provider-shaped ids
+        :meth:`render` mints (:attr:`call_id_format`); given ids stay as they are.
+        """
+        return self.provider_plan(plan, seed).expected_calls()
+
+    def provider_plan(self, plan: Plan, seed: int = 0) -> Plan:
+        """``plan`` with the ids :meth:`render` sends at ``seed`` in place of numbered ones.
+
+        The non-streamed answer to a turn (:meth:`complete`) is built from it, so
+        a JSON body carries the same provider-shaped ids as the stream would.
+        """
+        if self.call_id_format is None:
+            return plan
+        calls = [
+            call.model_copy(
+                update={"id": mint_call_id(self.call_id_format, call.id, call.name, seed)}
+            )
+            if call.id is not None and not call.id_given
+            else call
+            for call in plan.calls
+        ]
+        return plan.model_copy(update={"calls": tuple(calls)})
+
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """The events as an answer to ``request``: what the provider echoes or leaves out.
+
+        A dialect whose provider repeats the request's model or tools, or sends a
+        part only when asked (OpenAI's usage chunk), overrides this; the default
+        changes nothing.
+        """
+        return events
+
     def render(
         self,
         plan: Plan | PlannedStream,
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
+        *,
+        request: ProviderRequest | None = None,
     ) -> Wire:
         """Render a plan to wire bytes (final: subclasses override the steps, not this).
 
-        Tool-chunk quirks shape the planned stream, EVENTS quirks are applied by
-        :meth:`events`, and WIRE quirks re-frame the bytes; all are deterministic
-        for ``seed``.
+        Tool-chunk quirks shape the planned stream, the ids the plan numbered take
+        the provider's format (:attr:`call_id_format`), EVENTS quirks are applied by
+        :meth:`events`, the answer is fitted to ``request`` (:meth:`echo`; without
+        one, to the realistic request of the bundled library: a default model, no
+        tools, OpenAI's usage chunk asked for), and WIRE quirks re-frame the bytes;
+        all are deterministic for ``seed``.
         """
         parsed = [parse_quirk(q) for q in quirks]
         chunk_quirks = [q for q in parsed if q.stage < Stage.EVENTS]
@@ -236,7 +293,11 @@ class Dialect(Integration, ABC):
         stream = (
             plan if isinstance(plan, PlannedStream) else stream_plan(plan, chunk_quirks, seed=seed)
         )
-        frames = [self.frame(event) for event in self.events(stream, event_quirks)]
+        stream = with_provider_ids(stream, self.call_id_format)
+        events = self.events(stream, event_quirks)
+        if request is not None:
+            events = self.echo(events, request)
+        frames = [self.frame(event) for event in events]
         return self.wire(frames, wire_quirks, seed)
 
     def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:

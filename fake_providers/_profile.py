@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._echo import request_body
 from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
@@ -36,6 +39,7 @@ class ProfileDialect(Dialect):
         for declared in ("model", "sdk", "sdk_stack", "chat_model_module", "accumulators"):
             setattr(self, declared, getattr(base, declared))
         self.no_accumulator = base.no_accumulator  # type: ignore[misc]
+        self.call_id_format = base.call_id_format  # type: ignore[misc]
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The base dialect's events."""
@@ -84,9 +88,30 @@ class ProfileDialect(Dialect):
         plan: Plan | PlannedStream,
         quirks: Iterable[Quirk | str | dict[str, Any]] = (),
         seed: int = 0,
+        *,
+        request: ProviderRequest | None = None,
     ) -> Wire:
-        """Render with the profile's quirks first, then the caller's."""
-        return self.base.render(plan, [*self.quirks, *quirks], seed)
+        """Render with the profile's quirks first, then the caller's.
+
+        The model is echoed from ``request``; whether usage is sent is the profile's
+        (compatible servers differ from OpenAI: Databricks sends it unasked), so the
+        request reaches the base dialect as one that asked for it.
+        """
+        if request is not None:
+            request = _asking_for_usage(request)
+        return self.base.render(plan, [*self.quirks, *quirks], seed, request=request)
+
+
+def _asking_for_usage(request: ProviderRequest) -> ProviderRequest:
+    """``request`` with ``stream_options.include_usage`` set (a body that is a JSON object)."""
+    body = request_body(request)
+    if not body:
+        return request
+    options = body.get("stream_options")
+    options = {**options, "include_usage": True} if isinstance(options, dict) else {}
+    options.setdefault("include_usage", True)
+    encoded = json.dumps({**body, "stream_options": options}).encode()
+    return dataclasses.replace(request, body=encoded)
 
 
 def _profile_base_url(name: str) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -46,11 +46,29 @@ class Turn:
     """One scripted answer of a fake provider."""
 
     wire: Wire
-    """What the provider sends."""
+    """What the provider sends (for a rendered turn: to the request of the bundled library)."""
     label: str
     """How failure messages name this turn."""
     plan: Plan | None = None
-    """The plan of a streamed turn (``None`` for an error or a wire given as is)."""
+    """The plan of a streamed turn, with the ids the dialect sends (``None`` for an error
+    or a wire given as is); a non-streamed answer is built from it."""
+    answer: Callable[[ProviderRequest], Wire] | None = None
+    """Renders the turn for the request it answers (model, tools, usage echoed);
+    ``None``: :attr:`wire` as it is."""
+
+    def serve(self, request: ProviderRequest) -> Wire:
+        """What the provider sends in answer to ``request``."""
+        return self.wire if self.answer is None else self.answer(request)
+
+
+def _answer(
+    dialect: Dialect,
+    plan: Plan | PlannedStream,
+    quirks: tuple[Quirk | str | dict[str, Any], ...],
+    seed: int,
+) -> Callable[[ProviderRequest], Wire]:
+    """Render ``plan`` for the request a turn answers (see :meth:`Dialect.echo`)."""
+    return lambda request: dialect.render(plan, quirks, seed, request=request)
 
 
 def json_wire(
@@ -163,7 +181,12 @@ class FakeProvider:
             plan = plan.plan
         plan = self._fresh_ids(plan)
         quirks = tuple(parse_quirk(q) for q in quirks)
-        wire = plan if isinstance(plan, Wire) else self.dialect.render(plan, quirks, seed)
+        answer = None
+        if isinstance(plan, Wire):
+            wire = plan
+        else:
+            wire = self.dialect.render(plan, quirks, seed)  # refuses bad quirks now, not later
+            answer = _answer(self.dialect, plan, quirks, seed)
         self._note_tools(plan, wire)
         names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []
         label = f"turn {len(self._turns) + 1}: stream" + (
@@ -172,7 +195,11 @@ class FakeProvider:
         if quirks:
             label += f" with {', '.join(str(q) for q in quirks)}"
         planned = plan.plan if isinstance(plan, PlannedStream) else plan
-        self._turns.append(Turn(wire, label, planned if isinstance(planned, Plan) else None))
+        served_plan = None
+        if isinstance(planned, Plan):  # the non-streamed body carries the ids the stream sends
+            at = plan.seed if isinstance(plan, PlannedStream) else seed
+            served_plan = self.dialect.provider_plan(planned, at)
+        self._turns.append(Turn(wire, label, served_plan, answer))
         return self
 
     then = stream
@@ -302,9 +329,10 @@ class FakeProvider:
                 )
             turn = self._turns[self._played]
             self._played += 1
-            wire = turn.wire
-            if wire.status == 200 and not self.dialect.wants_stream(request):
+            if turn.wire.status == 200 and not self.dialect.wants_stream(request):
                 wire = self._completion(turn, request)
+            else:
+                wire = turn.serve(request)
             if wire.status == 200:  # assert_merge on the message draws these lanes
                 body, parse = wire.body, self.dialect.parse
                 remember_served(lambda: parse(body))

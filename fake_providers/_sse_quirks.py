@@ -251,8 +251,18 @@ class NoTrailingBlank(WireQuirk):
         return [*frames[:-1], last]
 
 
+_ENDINGS: dict[str, list[bytes]] = {
+    "crlf": [b"\r\n"],
+    "cr": [b"\r"],
+    "lf": [b"\n"],
+    "mixed": [b"\n", b"\r\n", b"\r"],
+}
+
+
 class LineEndings(WireQuirk):
-    """End lines with CRLF, bare CR, or a random mix of LF, CRLF and CR (S4, S5).
+    """End lines with CRLF, bare CR, LF, or a random mix of LF, CRLF and CR (S4, S5).
+
+    ``lf`` undoes a dialect's CRLF default (Gemini frames with CRLF).
 
     ``mixed`` never follows a CR line end with an LF-ended blank line: the pair
     would read as one CRLF and swallow the blank line that dispatches the event.
@@ -261,12 +271,12 @@ class LineEndings(WireQuirk):
     kind: Literal["line_endings"] = "line_endings"
     order: ClassVar[int] = 41
     cites: ClassVar[str] = "S4, S5; Routstr, OrcaRouter, a2a-js #714, openai-node #2309"
-    style: Literal["crlf", "cr", "mixed"] = "crlf"
+    style: Literal["crlf", "cr", "lf", "mixed"] = "crlf"
     """Which line ends to write."""
 
     def edit_frames(self, frames: list[bytes], rng: Random, framing: str) -> list[bytes]:
         """Rewrite every line end (LF, CRLF or CR)."""
-        endings = {"crlf": [b"\r\n"], "cr": [b"\r"], "mixed": [b"\n", b"\r\n", b"\r"]}[self.style]
+        endings = _ENDINGS[self.style]
         out, previous = [], b""
         for frame in frames:
             pieces = re.split(rb"\r\n|\r|\n", frame)

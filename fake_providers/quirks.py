@@ -40,6 +40,7 @@ from tooltape.fake_providers.dialects.anthropic._dialect import (
     AnthropicInputOnBlockStart,
     AnthropicJsonPadding,
     AnthropicNoEmptyPartialJson,
+    AnthropicNoJsonPadding,
     AnthropicPingEvents,
 )
 from tooltape.fake_providers.dialects.bedrock._converse import (
@@ -117,6 +118,7 @@ __all__ = [
     "AnthropicInputOnBlockStart",
     "AnthropicJsonPadding",
     "AnthropicNoEmptyPartialJson",
+    "AnthropicNoJsonPadding",
     "AnthropicPingEvents",
     "ArgsOnHeader",
     "AzureAnnotationFrames",

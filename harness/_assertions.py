@@ -21,6 +21,7 @@ __all__ = [
     "ExpectedCalls",
     "SubjectLike",
     "assert_merge",
+    "bind_numbered_ids",
     "describe_calls_diff",
     "first_divergence",
     "normalize_calls",
@@ -56,6 +57,35 @@ def normalize_calls(
             entry["id"] = call.get("id")
         normalized.append(entry)
     return normalized
+
+
+def bind_numbered_ids(
+    plan: Plan, want: list[ToolCallDict], got: list[ToolCallDict]
+) -> list[ToolCallDict]:
+    """``want`` (the plan's normalized calls) with each numbered id bound to the subject's.
+
+    A call whose id the plan filled in (``call_<n>``, :attr:`PlannedCall.id_given`
+    false) takes the id ``got`` carries at the same position, provided that id
+    is a non-empty string, carried by no other call of ``got``, and not an id the
+    plan gave another call: provider-shaped ids match, consistently and
+    distinctly. Every other id (given ones, and numbered ones that cannot be
+    bound) stays as planned, so a comparison still fails on it.
+    """
+    given = {c.id for c in plan.calls if c.id_given}
+    got_ids = [c.get("id") for c in got]
+    bound = []
+    for n, (call, planned) in enumerate(zip(want, plan.calls, strict=False)):
+        theirs = got_ids[n] if n < len(got_ids) else None
+        free = (
+            "id" in call
+            and not planned.id_given
+            and isinstance(theirs, str)
+            and theirs != ""
+            and got_ids.count(theirs) == 1
+            and theirs not in given
+        )
+        bound.append({**call, "id": theirs} if free else call)
+    return bound  # type: ignore[return-value]
 
 
 def _subject_result(subject: SubjectLike) -> tuple[MergeResult, DeltasLike | None]:
@@ -114,6 +144,14 @@ def assert_merge(
         allow_hazards: ``True`` to accept any hazard, or the hazard kinds to accept.
         ignore_ids: Compare names and args only.
 
+    Ids: an id you gave the plan is compared exactly. An id the plan numbered
+    itself (``call_<n>``, no ``id=`` given) stands for whatever id the provider
+    mints: it matches the subject's id at that position when that id is a
+    non-empty string that no other call of the subject carries (a fake sends
+    ``call_`` + 24 characters for OpenAI, ``toolu_01...`` for Anthropic, and so
+    on; see :func:`bind_numbered_ids`). Lists of dicts and merge results are
+    compared exactly.
+
     Returns:
         The subject's merge result, for further checks.
 
@@ -125,6 +163,8 @@ def assert_merge(
     result, stream = _subject_result(subject)
     want = normalize_calls(expected, ignore_ids=ignore_ids)
     got = normalize_calls(result, ignore_ids=ignore_ids)
+    if isinstance(expected, Plan) and not ignore_ids:
+        want = bind_numbered_ids(expected, want, got)
     if got != want:
         raise MergeMismatch(_mismatch_message(want, got, result, stream, subject))
     allowed = _allowed(allow_hazards)

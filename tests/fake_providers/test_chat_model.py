@@ -106,7 +106,10 @@ def _adapter_chunks(scenario: str, dialect: str) -> list[AIMessageChunk]:
     provider = FakeProvider(dialect).stream(get_scenario(scenario))
     with patch_httpx2(provider):
         model = provider.dialect.chat_model(provider.base_url)
-        return list(model.bind_tools([get_weather]).stream("weather?"))
+        # FakeToolStreamingModel streams the usage chunk; ask for it, as the served turn
+        # carries it only for a request with stream_options.include_usage.
+        usage = {"stream_usage": True} if dialect == "openai_chat" else {}
+        return list(model.bind_tools([get_weather]).stream("weather?", **usage))
 
 
 @pytest.mark.parametrize(("scenario", "dialect"), _cases(ADAPTER_DIALECTS))

@@ -86,7 +86,9 @@ def test_json_layout_matches_the_recordings():
     body = DIALECT.render(PLAN).body.decode()
     assert body.startswith('data: {"candidates": [{"content": {"parts": [{"text": ')
     assert '"args": {"city": "Oslo","days": 2}' in body  # "," between items, ": " after keys
-    assert "\r" not in body  # CRLF is the line_endings wire quirk
+    assert body.endswith("}\r\n\r\n") and "\n" not in body.replace("\r\n", "")  # CRLF, as real
+    lf = DIALECT.render(PLAN, [{"kind": "line_endings", "style": "lf"}]).body.decode()
+    assert "\r" not in lf and lf == body.replace("\r\n", "\n")
 
 
 def test_non_ascii_is_raw_utf8_unless_ascii_escapes():

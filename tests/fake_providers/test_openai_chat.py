@@ -23,6 +23,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from pydantic import SecretStr
 
 from tooltape.fake_providers import ProviderRequest, Wire, get_dialect
+from tooltape.fake_providers._call_ids import with_provider_ids
 from tooltape.fake_providers.dialects.openai_chat._dialect import read_chat_stream
 from tooltape.harness import (
     Fragment,
@@ -130,8 +131,9 @@ MESSAGES: list[Any] = [{"role": "user", "content": "What is the weather in Paris
 
 
 def _render(plan: str, quirks: str, seed: int = 0) -> tuple[PlannedStream, Wire]:
+    """The planned stream with the ids the dialect mints (``call_`` + 24), and its wire."""
     stream = stream_plan(PLANS[plan], QUIRK_SETS[quirks], seed=seed)
-    return stream, DIALECT.render(stream)
+    return with_provider_ids(stream, "openai"), DIALECT.render(stream)
 
 
 def _payloads(wire: Wire) -> list[dict[str, Any]]:
@@ -219,7 +221,7 @@ SDK_SAFE = [
 @pytest.mark.parametrize("plan", PLANS)
 def test_sdk_stream_state_accumulates_the_plan(plan: str, quirks: str) -> None:
     _, wire = _render(plan, quirks)
-    assert _sdk_accumulated(wire) == PLANS[plan].expected_calls()
+    assert _sdk_accumulated(wire) == DIALECT.planned_calls(PLANS[plan])
 
 
 @pytest.mark.asyncio
@@ -229,7 +231,7 @@ async def test_async_sdk_stream_state_accumulates_the_plan(plan: str, quirks: st
     _, wire = _render(plan, quirks)
     client = _async_sdk(wire)
     response = await client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
-    assert _accumulate([chunk async for chunk in response]) == PLANS[plan].expected_calls()
+    assert _accumulate([chunk async for chunk in response]) == DIALECT.planned_calls(PLANS[plan])
 
 
 @pytest.mark.parametrize("plan", PLANS)
@@ -237,13 +239,13 @@ def test_sdk_stream_state_concatenates_repeated_ids(plan: str) -> None:
     """Pinned: ChatCompletionStreamState concatenates an id repeated on every chunk (F1).
 
     langchain-core keeps one id (equal ids are not concatenated); the SDK helper
-    glues them into ``call_0call_0...``.
+    glues them into ``call_Xcall_X...``.
     """
     stream, wire = _render(plan, "id_on_every_chunk")
-    calls = PLANS[plan].calls
+    calls = DIALECT.planned_calls(PLANS[plan])
     chunks_per_call = [sum(f.call == n for f in stream.fragments) for n in range(len(calls))]
     ids = [call["id"] for call in _sdk_accumulated(wire)]
-    expected = [(c.id or "") * count for c, count in zip(calls, chunks_per_call, strict=True)]
+    expected = [(c["id"] or "") * count for c, count in zip(calls, chunks_per_call, strict=True)]
     assert ids == expected
     assert all(count > 1 for count in chunks_per_call)
 
@@ -274,7 +276,7 @@ def _check_adapter(stream: PlannedStream, wire: Wire, chunks: list[AIMessageChun
     assert merged.tool_calls == reference.tool_calls
     assert merged.invalid_tool_calls == reference.invalid_tool_calls
     if stream.lossless:
-        assert reference.calls() == stream.plan.expected_calls()
+        assert reference.calls() == DIALECT.planned_calls(stream.plan)
 
 
 @pytest.mark.parametrize(("plan", "quirks"), MATRIX)
@@ -345,7 +347,7 @@ async def test_error_inside_the_stream_raises_after_the_fragments() -> None:
     reading = read_chat_stream(wire.body)
     assert [chunk.tool_call_chunks for chunk in seen] == reading.deltas
     assert reading.error == f"APIError: {raised.value.message}"
-    assert reference_merge(reading.deltas).calls() == stream.plan.expected_calls()
+    assert reference_merge(reading.deltas).calls() == DIALECT.planned_calls(stream.plan)
 
 
 # --- EVENTS quirks ----------------------------------------------------------------------
@@ -358,7 +360,7 @@ def test_no_usage_chunk_drops_every_usage_key() -> None:
     assert payloads[-1]["choices"][0]["finish_reason"] == "tool_calls"
     merged = add_ai_message_chunks(*_chat_model(wire).stream(MESSAGES))
     assert merged.usage_metadata is None
-    assert merged.tool_calls[0]["id"] == "call_0"
+    assert merged.tool_calls[0]["id"] == DIALECT.planned_calls(PLANS["single"])[0]["id"]
 
 
 def test_type_on_every_chunk_and_null_fields() -> None:
@@ -370,7 +372,9 @@ def test_type_on_every_chunk_and_null_fields() -> None:
     assert all(e["id"] is None and e["function"]["name"] is None for e in entries[1:])
     merged = add_ai_message_chunks(*_chat_model(wire).stream(MESSAGES))
     assert merged.tool_calls == reference_merge(DIALECT.parse(wire.body)).tool_calls
-    assert reference_merge(DIALECT.parse(wire.body)).calls() == PLANS["single"].expected_calls()
+    assert reference_merge(DIALECT.parse(wire.body)).calls() == DIALECT.planned_calls(
+        PLANS["single"]
+    )
 
 
 def test_first_call_on_role_chunk_matches_the_older_shape() -> None:
@@ -380,7 +384,9 @@ def test_first_call_on_role_chunk_matches_the_older_shape() -> None:
     assert list(first)[-3:] == ["choices", "usage", "obfuscation"]
     assert second["choices"][0]["delta"]["tool_calls"][0].keys() == {"index", "function"}
     chunks = list(_chat_model(wire).stream(MESSAGES))
-    assert reference_merge(DIALECT.parse(wire.body)).calls() == PLANS["parallel"].expected_calls()
+    assert reference_merge(DIALECT.parse(wire.body)).calls() == DIALECT.planned_calls(
+        PLANS["parallel"]
+    )
     assert add_ai_message_chunks(*chunks).tool_calls[1]["name"] == "get_time"
 
 

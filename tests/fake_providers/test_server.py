@@ -40,6 +40,8 @@ QUIRK_SETS: list[list[Any]] = [
     ["malformed_args", "truncate_args", {"kind": "events_per_read", "n": 3}, "split_reads"],
 ]
 MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "weather?"}]
+STREAM_BODY = {"messages": MESSAGES, "stream": True, "stream_options": {"include_usage": True}}
+"""Asks for usage, so each served turn is the scripted wire byte for byte (usage chunk kept)."""
 
 
 def merged(result: MergeResult) -> tuple[Any, ...]:
@@ -138,9 +140,7 @@ def test_each_read_goes_out_as_its_own_chunk() -> None:
     with (
         serve_in_thread(provider) as url,
         httpx.Client() as client,
-        client.stream(
-            "POST", f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
-        ) as resp,
+        client.stream("POST", f"{url}/v1/chat/completions", json=STREAM_BODY) as resp,
     ):
         received = list(resp.iter_raw())
     assert b"".join(received) == wire.body
@@ -173,9 +173,7 @@ def test_close_mid_event_reaches_plain_httpx_as_its_read_error() -> None:
     with (
         serve_in_thread(provider) as url,
         httpx.Client() as client,
-        client.stream(
-            "POST", f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
-        ) as response,
+        client.stream("POST", f"{url}/v1/chat/completions", json=STREAM_BODY) as response,
     ):
         received: list[bytes] = []
         with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked read"):
@@ -188,14 +186,10 @@ def test_a_client_hanging_up_mid_stream_ends_the_stream_quietly(server_logs: Any
     provider = FakeProvider("openai_chat").stream(big).stream(PLAN)
     app = FakeProviderApp(provider)
     with serve_in_thread(app) as url, httpx.Client() as client:
-        with client.stream(
-            "POST", f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
-        ) as response:
+        with client.stream("POST", f"{url}/v1/chat/completions", json=STREAM_BODY) as response:
             first = next(response.iter_raw())
         # The socket buffers cannot hold 26 MB: the server was still sending at the hang-up.
-        after = client.post(
-            f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
-        )
+        after = client.post(f"{url}/v1/chat/completions", json=STREAM_BODY)
     assert first.startswith(b"data: xxx")
     assert after.status_code == 200
     assert app.client_disconnects == 1
@@ -290,8 +284,6 @@ def test_the_ipv6_loopback_is_served() -> None:
         pytest.skip("no IPv6 loopback on this machine")
     provider = FakeProvider("openai_chat").stream(PLAN)
     with serve_in_thread(provider, host="::1") as url:
-        response = httpx.post(
-            f"{url}/v1/chat/completions", json={"messages": MESSAGES, "stream": True}
-        )
+        response = httpx.post(f"{url}/v1/chat/completions", json=STREAM_BODY)
     assert url.startswith("http://[::1]:")
     assert response.content == provider.turns[0].wire.body

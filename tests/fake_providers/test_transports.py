@@ -45,6 +45,8 @@ QUIRK_SETS: list[list[Any]] = [
 ]
 CHAT_URL = "https://api.openai.com/v1/chat/completions"
 MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "weather?"}]
+STREAM_BODY = {"messages": MESSAGES, "stream": True, "stream_options": {"include_usage": True}}
+"""Asks for usage, so each served turn is the scripted wire byte for byte (usage chunk kept)."""
 
 
 def merged(result: MergeResult) -> tuple[Any, ...]:
@@ -113,7 +115,7 @@ def test_reads_arrive_one_by_one_and_lazily() -> None:
     wire = provider.turns[0].wire
     with (
         httpx2.Client(transport=FakeTransport(provider)) as client,
-        client.stream("POST", CHAT_URL, json={"messages": MESSAGES, "stream": True}) as response,
+        client.stream("POST", CHAT_URL, json=STREAM_BODY) as response,
     ):
         chunks = response.iter_raw()
         received = [next(chunks) for _ in wire.reads]  # every read, before the error
@@ -127,7 +129,7 @@ async def test_async_reads_arrive_one_by_one() -> None:
     provider = FakeProvider("openai_chat").stream(PLAN, ["split_reads", "split_utf8"])
     async with (
         httpx2.AsyncClient(transport=FakeTransport(provider)) as client,
-        client.stream("POST", CHAT_URL, json={"messages": MESSAGES, "stream": True}) as response,
+        client.stream("POST", CHAT_URL, json=STREAM_BODY) as response,
     ):
         received = [chunk async for chunk in response.aiter_raw()]
     assert received == list(provider.turns[0].wire.reads)
@@ -278,7 +280,7 @@ def test_respx_reads_keep_their_boundaries_and_a_cut_body_raises() -> None:
     with (
         patch_httpx(provider),
         httpx.Client() as client,
-        client.stream("POST", CHAT_URL, json={"messages": MESSAGES, "stream": True}) as response,
+        client.stream("POST", CHAT_URL, json=STREAM_BODY) as response,
     ):
         chunks = response.iter_raw()
         received = [next(chunks) for _ in wire.reads]
@@ -294,9 +296,7 @@ async def test_respx_async_reads_keep_their_boundaries() -> None:
     with patch_httpx(provider):
         async with (
             httpx.AsyncClient() as client,
-            client.stream(
-                "POST", CHAT_URL, json={"messages": MESSAGES, "stream": True}
-            ) as response,
+            client.stream("POST", CHAT_URL, json=STREAM_BODY) as response,
         ):
             received = [chunk async for chunk in response.aiter_raw()]
     assert received == list(provider.turns[0].wire.reads)
@@ -310,9 +310,7 @@ def test_add_respx_routes_inside_a_users_respx_mock() -> None:
         with httpx.Client() as client:
             assert client.get("https://example.com/health").text == "ok"
             unknown = client.post("https://api.openai.com/v1/embeddings", json={})
-            with client.stream(
-                "POST", CHAT_URL, json={"messages": MESSAGES, "stream": True}
-            ) as response:
+            with client.stream("POST", CHAT_URL, json=STREAM_BODY) as response:
                 body = response.read()
     assert other.called
     assert unknown.status_code == 404

@@ -79,3 +79,50 @@ def test_lanes_mark_and_elide():
     assert ">" in drawing and "← here" in drawing
     assert "message(s) not shown" in drawing
     assert draw_lanes([]).startswith("msg │ no index")
+
+
+def _message(*ids: str | None) -> AIMessage:
+    calls = PLAN.expected_calls()
+    return AIMessage(
+        content="",
+        tool_calls=[{**c, "id": i} for c, i in zip(calls, ids, strict=True)],  # type: ignore[typeddict-item]
+    )
+
+
+def test_numbered_plan_ids_match_distinct_provider_ids():
+    assert_merge(_message("call_Xq9" + "a" * 21, "toolu_01" + "b" * 22), PLAN)
+
+
+@pytest.mark.parametrize("ids", [("same", "same"), ("x", None), ("", "y")])
+def test_numbered_plan_ids_refuse_repeated_or_missing_ids(ids):
+    with pytest.raises(MergeMismatch, match="call_"):
+        assert_merge(_message(*ids), PLAN)
+
+
+def test_given_plan_ids_are_compared_exactly():
+    plan = Plan(calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "mine"}])
+    message = AIMessage(
+        content="", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "other"}]
+    )
+    with pytest.raises(MergeMismatch, match="mine"):
+        assert_merge(message, plan)
+    with pytest.raises(MergeMismatch, match="call_0"):  # a list of dicts is exact too
+        assert_merge(_message("a", "b"), PLAN.expected_calls())
+
+
+def test_a_numbered_id_cannot_take_an_id_the_plan_gave_another_call():
+    plan = Plan(
+        calls=[
+            {"name": "get_weather", "args": {"city": "Paris"}},
+            {"name": "add", "args": {"a": 1}, "id": "b"},
+        ]
+    )
+    message = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "b"},
+            {"name": "add", "args": {"a": 1}, "id": "c"},
+        ],
+    )
+    with pytest.raises(MergeMismatch):
+        assert_merge(message, plan)

@@ -10,6 +10,10 @@ Events, as the live API sends them (QUIRKS.md §4; the recordings in
 ``event:`` line (anthropic SDK 2.x drops events without one); JSON is compact,
 non-ASCII raw UTF-8. A block's ``index`` is its position in the final
 ``content``, so tool_use blocks after thinking or text start at 1 or 2 (A2).
+``message_start``'s message keys run ``model, id, type, role, ...`` and every
+event but ``ping`` is padded with spaces before its last ``}``, as in the 2025-2026
+recordings; tool_use ids the plan numbered are sent as ``toolu_01`` plus 22
+letters and digits.
 
 Fragments map to blocks by ``Fragment.call``: a call's block opens at its first
 fragment (``{"type": "tool_use", "id", "name", "input": {}}``), each fragment's
@@ -28,8 +32,9 @@ put the name or id on other chunks or change the index cannot be said here (the
 name and id ride once on the start, the index is the position): they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk and dialect
 (``INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
-EVENTS quirks (``ping_events``, ``json_padding``, ``no_empty_partial_json``,
-``input_on_block_start``) add pings, the live API's padding, and the A1 and A6 shapes.
+EVENTS quirks (``ping_events``, ``json_padding``, ``no_json_padding``,
+``no_empty_partial_json``, ``input_on_block_start``) add pings, set or drop the
+live API's padding (padded by default), and give the A1 and A6 shapes.
 
 Finish: ``tool_calls``/``stop``/``length``/``content_filter`` become
 ``tool_use``/``end_turn``/``max_tokens``/``refusal``. ``eof`` ends after the last
@@ -52,6 +57,7 @@ from pydantic import Field
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -71,7 +77,6 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = [
@@ -79,6 +84,7 @@ __all__ = [
     "AnthropicMessagesDialect",
     "AnthropicNoEmptyPartialJson",
     "AnthropicJsonPadding",
+    "AnthropicNoJsonPadding",
     "AnthropicPingEvents",
 ]
 
@@ -147,9 +153,11 @@ class AnthropicInputOnBlockStart(Quirk):
 
 
 class AnthropicJsonPadding(Quirk):
-    """Pad each event's JSON with spaces before its last ``}``, as the live API does.
+    """Pad each event's JSON with up to ``max_spaces`` spaces before its last ``}``.
 
-    Every recording in the corpus carries this padding; ``ping`` is never padded.
+    The live API pads every event but ``ping`` (every recording in the corpus),
+    and so does this dialect by default with ``max_spaces=16``; this quirk sets
+    the most spaces, :class:`AnthropicNoJsonPadding` turns the padding off.
     """
 
     kind: Literal["json_padding"] = "json_padding"
@@ -159,11 +167,20 @@ class AnthropicJsonPadding(Quirk):
     """The most spaces put into one event."""
 
 
+class AnthropicNoJsonPadding(Quirk):
+    """Compact JSON with no padding (Claude on Bedrock, proxies that re-encode the events)."""
+
+    kind: Literal["no_json_padding"] = "no_json_padding"
+    stage: ClassVar[Stage] = Stage.EVENTS
+    cites: ClassVar[str] = "§4, §8; Bedrock invoke chunks (corpus), re-encoding proxies"
+
+
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (
     AnthropicPingEvents,
     AnthropicNoEmptyPartialJson,
     AnthropicInputOnBlockStart,
     AnthropicJsonPadding,
+    AnthropicNoJsonPadding,
 )
 """This dialect's EVENTS quirks; any other EVENTS quirk is refused."""
 
@@ -174,7 +191,7 @@ _INPUT_USAGE = {"input_tokens": 472, "cache_creation_input_tokens": 0, "cache_re
 _CACHE = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
 _START_USAGE: dict[str, Any] = _INPUT_USAGE | {"cache_creation": _CACHE, "output_tokens": 1}
 _START_USAGE |= {"service_tier": "standard", "inference_geo": "global"}
-_MESSAGE: dict[str, Any] = {"model": MODEL, "type": "message", "role": "assistant", "content": []}
+_MESSAGE: dict[str, Any] = {"type": "message", "role": "assistant", "content": []}
 _MESSAGE |= {"stop_reason": None, "stop_sequence": None, "stop_details": None}
 _ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -241,7 +258,7 @@ class _Events:
     def build(self) -> list[Event]:
         plan, stream = self.stream.plan, self.stream
         message_id = "msg_01" + "".join(self.rng.choice(_ID_ALPHABET) for _ in range(22))
-        message = {**_MESSAGE, "id": message_id, "usage": _START_USAGE}
+        message = {"model": MODEL, "id": message_id, **_MESSAGE, "usage": _START_USAGE}
         self.out.append(("message_start", {"type": "message_start", "message": message}))
         self.text_block(plan.reasoning, "thinking")
         self.text_block(plan.text_before, "text")
@@ -289,6 +306,18 @@ def _inputs_on_start(stream: PlannedStream) -> dict[int, Any]:
             )
         inputs[call] = value
     return inputs
+
+
+def _with_model(data: dict[str, Any] | str, model: str) -> dict[str, Any] | str:
+    """A ``message_start`` payload (padded text or not) naming ``model`` instead of ours."""
+    if isinstance(data, str):
+        ours = '{"model":' + json.dumps(MODEL, ensure_ascii=False)
+        theirs = '{"model":' + json.dumps(model, ensure_ascii=False)
+        return data.replace(ours, theirs, 1)
+    message = data.get("message")
+    if isinstance(message, dict) and message.get("model") == MODEL:
+        return {**data, "message": {**message, "model": model}}
+    return data
 
 
 def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:
@@ -369,6 +398,7 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
     name = "anthropic_messages"
+    call_id_format = "anthropic"
     event_shape = (
         ("index", "int"),
         ("content_block", "object"),
@@ -399,16 +429,29 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
         starts = [n for n, (name, _) in enumerate(built) if name == "content_block_start"]
         first_start = starts[0] if starts else 0
         padding = quirks.get(AnthropicJsonPadding)
+        max_spaces = padding.max_spaces if padding is not None else 16
         rng = Random(f"{stream.seed}:json_padding")
         events: list[ProviderEvent] = []
         for n, (name, data) in enumerate(built):
-            if padding is not None:
-                events.append(ProviderEvent(_padded(data, rng, padding.max_spaces), name))
+            if not quirks.has(AnthropicNoJsonPadding):
+                events.append(ProviderEvent(_padded(data, rng, max_spaces), name))
             else:
                 events.append(ProviderEvent(data, name))
             if n == first_start or (every and (n + 1) % every == 0 and n + 1 < len(built)):
                 events.append(ProviderEvent(_PING, "ping"))
         return events
+
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """``message_start`` names the request's ``model``, as the live API does."""
+        model = requested_model(request)
+        if model is None:
+            return events
+        out = []
+        for event in events:
+            if event.event == "message_start":
+                event = ProviderEvent(_with_model(event.data, model), event.event)
+            out.append(event)
+        return out
 
     def frame(self, event: ProviderEvent) -> bytes:
         """One SSE event with compact JSON and raw UTF-8, as the live API frames it."""
@@ -458,7 +501,7 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The Message the API sends for ``plan`` without streaming."""
-        return anthropic_message(self.events(stream_plan(plan, (), seed=0), ()))
+        return anthropic_message(self.completion_events(plan, request, [AnthropicNoJsonPadding()]))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Anthropic's 400 for a history with broken tool pairing, else ``None``.

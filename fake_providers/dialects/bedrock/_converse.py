@@ -70,7 +70,6 @@ from tooltape.harness import (
     PlannedStream,
     Quirk,
     Stage,
-    stream_plan,
 )
 
 __all__ = [
@@ -287,6 +286,7 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
     """Bedrock ConverseStream: event-stream messages, content blocks by ``contentBlockIndex``."""
 
     name = "bedrock_converse"
+    call_id_format = "bedrock_converse"
     event_shape = (
         ("contentBlockIndex", "int"),
         ("start", "object"),
@@ -321,7 +321,7 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The ``ConverseResponse`` Bedrock sends for ``plan`` (``Converse``)."""
-        return converse_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return converse_completion(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Bedrock's 400 for a Converse history with broken tool pairing, else ``None``.

@@ -42,6 +42,7 @@ from tooltape.fake_providers.dialects.anthropic._dialect import (
     AnthropicInputOnBlockStart,
     AnthropicMessagesDialect,
     AnthropicNoEmptyPartialJson,
+    AnthropicNoJsonPadding,
 )
 from tooltape.fake_providers.dialects.bedrock._complete import invoke_completion
 from tooltape.fake_providers.dialects.bedrock._converse import (
@@ -57,7 +58,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -111,6 +112,7 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
     """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
 
     name = "bedrock_invoke"
+    call_id_format = "bedrock_invoke"
     event_shape = (
         ("bytes", "object"),
         ("bytes.index", "int"),
@@ -142,7 +144,9 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
         require_header_fields(stream, self.name)
         reshape = _Reshape(stream.seed)
         out: list[ProviderEvent] = []
-        for event in _ANTHROPIC.build_events(stream, quirks):
+        for event in _ANTHROPIC.build_events(
+            stream, EventQuirks((*quirks, AnthropicNoJsonPadding()))
+        ):
             if event.event == "ping" or not isinstance(event.data, dict):
                 continue
             if event.event == "error":
@@ -162,7 +166,7 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The Anthropic Message Bedrock's ``InvokeModel`` returns for ``plan``."""
-        return invoke_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return invoke_completion(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Claude's 400 for an Anthropic history with broken tool pairing, else ``None``.

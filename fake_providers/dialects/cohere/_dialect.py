@@ -56,7 +56,7 @@ from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream, TooltapeUsageError, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream, TooltapeUsageError
 
 __all__ = ["CohereV2Dialect"]
 
@@ -178,6 +178,7 @@ class CohereV2Dialect(CohereIntegration, Dialect):
     """Cohere's v2 chat stream; the reference adapter is ``ChatCohere`` (langchain-cohere)."""
 
     name = "cohere_v2"
+    call_id_format = "cohere"
     path = "/v2/chat"
     stream_flag = True
     event_shape = (
@@ -221,7 +222,7 @@ class CohereV2Dialect(CohereIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The ``ChatResponse`` Cohere sends for ``plan`` without streaming."""
-        return cohere_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return cohere_completion(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """Cohere's 400 for calls left without results, else ``None``."""

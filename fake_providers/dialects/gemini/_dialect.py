@@ -12,8 +12,9 @@ part signed with a ``thoughtSignature`` (a text-only turn signs its last text
 part), then a separate final frame with an empty text part and
 ``finishReason`` (``STOP`` for calls and stops alike, ``MAX_TOKENS``, ``SAFETY``).
 ``usageMetadata`` is cumulative and on every frame. Real Gemini ends lines with
-CRLF (G5): add the ``line_endings`` wire quirk; frames are LF-framed so that every
-wire quirk applies.
+CRLF (G5), and so does this dialect by default: events are framed with LF and
+re-ended with CRLF last, after the other wire quirks, unless a ``line_endings``
+quirk says otherwise (``{"kind": "line_endings", "style": "lf"}`` for LF).
 
 A call is one part whose ``args`` is a JSON object, so tool-chunk quirks that
 cut, repeat or corrupt argument text, move names or ids to other chunks, or set
@@ -46,13 +47,16 @@ import base64
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers._echo import url_model
+from tooltape.fake_providers._sse_quirks import LineEndings
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
 from tooltape.fake_providers.dialects.gemini._integration import GeminiIntegration
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
@@ -79,8 +83,8 @@ from tooltape.harness import (
     Fragment,
     Plan,
     PlannedStream,
+    Quirk,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = ["MODEL", "GeminiDialect"]
@@ -284,6 +288,7 @@ class GeminiDialect(GeminiIntegration, Dialect):
     """
 
     name = "gemini"
+    call_id_format = "gemini"
     path = "/v1beta/models/{model}:streamGenerateContent"
     complete_path = "/v1beta/models/{model}:generateContent"
     completion_media_type = "application/json; charset=UTF-8"
@@ -317,6 +322,26 @@ class GeminiDialect(GeminiIntegration, Dialect):
             for data in _Frames(stream, quirks).build()
         ]
 
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """``modelVersion`` names the model in the request's URL, as the live API does."""
+        model = url_model(request)
+        if model is None or model == MODEL:
+            return events
+        ours, theirs = (
+            f'"modelVersion": {json.dumps(MODEL)}',
+            f'"modelVersion": {json.dumps(model)}',
+        )
+        return [
+            ProviderEvent(e.data.replace(ours, theirs), e.event) if isinstance(e.data, str) else e
+            for e in events
+        ]
+
+    def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:
+        """Cut the frames into reads with CRLF line ends, as every real recording has them."""
+        if not any(quirk.kind == "line_endings" for quirk in wire_quirks):
+            wire_quirks = (*wire_quirks, LineEndings(style="crlf"))
+        return super().wire(frames, wire_quirks, seed)
+
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatGoogleGenerativeAI.stream`` yields.
 
@@ -332,7 +357,7 @@ class GeminiDialect(GeminiIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The ``GenerateContentResponse`` of ``:generateContent`` for ``plan``."""
-        return gemini_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return gemini_completion(self.completion_events(plan, request))
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """Pretty-printed with a two-space indent, as Google's front end writes JSON."""

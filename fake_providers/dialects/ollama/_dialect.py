@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._echo import map_dicts, requested_model
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._integration import OllamaIntegration
@@ -58,7 +59,6 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
@@ -208,6 +208,7 @@ class OllamaDialect(OllamaIntegration, Dialect):
     """
 
     name = "ollama"
+    call_id_format = "ollama"
     path = "/api/chat"
     framing = "ndjson"
     event_shape = (
@@ -262,6 +263,13 @@ class OllamaDialect(OllamaIntegration, Dialect):
         """The non-streamed answer as Go's ``json.Marshal`` writes it (no trailing newline)."""
         return go_json(body).encode()
 
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """Every line names the request's ``model`` exactly as written, as Ollama does."""
+        model = requested_model(request)
+        if model is None:
+            return events
+        return map_dicts(events, lambda line: {**line, "model": model} if "model" in line else line)
+
     def frame(self, event: ProviderEvent) -> bytes:
         """One line, serialised as Ollama's Go server does."""
         return (go_json(event.data) + "\n").encode()
@@ -277,7 +285,7 @@ class OllamaDialect(OllamaIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The one JSON object Ollama answers for ``plan`` with ``"stream": false``."""
-        return ollama_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return ollama_completion(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` unless the body is malformed or asks for no stream (see the module doc)."""

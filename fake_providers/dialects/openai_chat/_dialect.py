@@ -36,6 +36,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._echo import map_dicts, request_body
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
@@ -47,7 +48,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage, stream_plan
+from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage
 from tooltape.harness._stored import stored_chunks
 
 __all__ = [
@@ -406,6 +407,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"
+    call_id_format = "openai"
     event_shape = (
         ("choices", "list|null"),
         ("choices[]", "object"),
@@ -438,6 +440,30 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
             events = quirk.rewrite_events(events, stream)
         return events
 
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """The request's ``model`` on every chunk; usage only with ``include_usage``.
+
+        Without ``stream_options.include_usage`` OpenAI sends no ``usage`` key and no
+        ``choices: []`` chunk (O2). The model is echoed as written (the live API
+        answers with the dated snapshot an alias resolves to).
+        """
+        body = request_body(request)
+        options = body.get("stream_options")
+        usage = isinstance(options, dict) and options.get("include_usage") is True
+        model = body.get("model")
+
+        def edit(chunk: dict[str, Any]) -> dict[str, Any] | None:
+            if not usage and chunk.get("choices") == [] and "usage" in chunk:
+                return None
+            chunk = dict(chunk)
+            if not usage:
+                chunk.pop("usage", None)
+            if isinstance(model, str) and model and chunk.get("model") == _MODEL:
+                chunk["model"] = model
+            return chunk
+
+        return map_dicts(events, edit)
+
     def parse(self, body: bytes) -> Deltas:
         """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
 
@@ -454,7 +480,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The chat completion the API sends for ``plan`` without streaming."""
-        events = self.events(stream_plan(plan, (), seed=0), ())
+        events = self.completion_events(plan, request)
         return chat_completion(events, _usage(len(events)))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:

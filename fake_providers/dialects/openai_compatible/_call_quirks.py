@@ -45,7 +45,12 @@ _ID_PATTERNS = {
     "mistral": re.compile(r"[A-Za-z0-9]{9}"),
     "kimi": re.compile(r"functions\.[^:]+:\d+"),
     "sglang": re.compile(r"\d+"),
+    "ollama": re.compile(r"call_[a-z0-9]{8}"),
+    "xai": re.compile(r"call_\d{8}"),
+    "vllm": re.compile(r"chatcmpl-tool-[0-9a-f]{32}"),
 }
+_COSMETIC = ("deepseek", "mistral", "ollama", "xai", "vllm")
+"""Styles that only change how an id looks: an id the plan was given is kept."""
 
 
 def _all_entries(events: _Events) -> list[dict[str, Any]]:
@@ -58,21 +63,25 @@ class CallIdFormat(ChatEventQuirk):
     ``deepseek``: ``call_00_`` plus 24 letters and digits (§11, corpus);
     ``mistral``: 9 letters and digits (§9, M1); ``kimi``:
     ``functions.<name>:<n>`` (Kimi K2 on Moonshot, vLLM and SGLang ``kimi_k2``
-    parsers); ``sglang``: ``"0"``, ``"1"``... (§14). A plan id already in the
-    format is sent unchanged, so a test that needs to know the ids can write
-    them in that format; any other id is replaced by one derived from it and
+    parsers); ``sglang``: ``"0"``, ``"1"``... (§14); ``ollama``: ``call_`` plus 8
+    lower-case letters and digits (§13, corpus); ``xai``: ``call_`` plus 8 digits
+    (corpus); ``vllm``: ``chatcmpl-tool-`` plus 32 hex digits (vLLM, Writer,
+    corpus). A plan id already in the format is sent unchanged, and so is, in
+    the styles that only change the look (all but ``kimi`` and ``sglang``), an
+    id the plan was given; any other id is replaced by one derived from it and
     the seed (the same wire id every time that plan id appears).
     """
 
     kind: Literal["call_id_format"] = "call_id_format"
     cites: ClassVar[str] = "§11 DeepSeek, M1 §9 Mistral, §14 SGLang/kimi_k2 (sglang #9606)"
     priority: ClassVar[int] = 10
-    style: Literal["deepseek", "mistral", "kimi", "sglang"]
+    style: Literal["deepseek", "mistral", "kimi", "sglang", "ollama", "xai", "vllm"]
     """Which provider's format."""
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Map every id on the wire, in order of first appearance."""
         minted: dict[str, str] = {}
+        given = {c.id for c in stream.plan.calls if c.id_given} if self.style in _COSMETIC else ()
         for entry in _all_entries(events):
             call_id = entry.get("id")
             if not isinstance(call_id, str) or not call_id:
@@ -81,7 +90,8 @@ class CallIdFormat(ChatEventQuirk):
                 name = (entry.get("function") or {}).get("name") or _planned_name(
                     stream, len(minted)
                 )
-                minted[call_id] = self.wire_id(call_id, len(minted), name, stream.seed)
+                wire_id = self.wire_id(call_id, len(minted), name, stream.seed)
+                minted[call_id] = call_id if call_id in given else wire_id
             entry["id"] = minted[call_id]
         return events
 
@@ -94,6 +104,14 @@ class CallIdFormat(ChatEventQuirk):
             return f"call_{position:02d}_{random_text(rng, 24)}"
         if self.style == "mistral":
             return random_text(rng, 9)
+        if self.style == "ollama":
+            return "call_" + "".join(
+                rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(8)
+            )
+        if self.style == "xai":
+            return "call_" + "".join(rng.choice("0123456789") for _ in range(8))
+        if self.style == "vllm":
+            return "chatcmpl-tool-" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
         if self.style == "kimi":
             return f"functions.{name}:{position}"
         return str(position)

@@ -239,6 +239,7 @@ PROFILES: tuple[Profile, ...] = (
             *_COMPAT,
             "no_logprobs",
             "no_usage_chunk",
+            {"kind": "call_id_format", "style": "ollama"},
             _reasoning("reasoning"),
             {"kind": "role_on_every_delta", "tool_content": ""},
         ),
@@ -315,7 +316,13 @@ PROFILES: tuple[Profile, ...] = (
     ),
     Profile(
         "writer",
-        ("null_continuation_fields", "no_obfuscation", "writer_chunks", "drop_done"),
+        (
+            "null_continuation_fields",
+            "no_obfuscation",
+            "writer_chunks",
+            "drop_done",
+            {"kind": "call_id_format", "style": "vllm"},
+        ),
         "https://api.writer.com/v1",
         "Writer palmyra: every choice mirrors its delta in message, nine mostly-null delta "
         "keys, id/type/name null on continuations, header arguments null, no [DONE] "
@@ -324,7 +331,13 @@ PROFILES: tuple[Profile, ...] = (
     ),
     Profile(
         "xai",
-        ("whole_call", "one_chunk_turn", *_COMPAT, "no_logprobs"),
+        (
+            "whole_call",
+            "one_chunk_turn",
+            *_COMPAT,
+            "no_logprobs",
+            {"kind": "call_id_format", "style": "xai"},
+        ),
         "https://api.x.ai/v1",
         "xAI Grok (§20 X1): the whole turn in one chunk (role, every call whole, "
         "finish_reason, usage) (corpus: magentic).",

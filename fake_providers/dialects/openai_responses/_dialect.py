@@ -40,6 +40,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._echo import map_dicts, request_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 from tooltape.fake_providers.dialects.openai_responses._complete import (
@@ -65,7 +66,7 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.harness import Deltas, Plan, PlannedStream, stream_plan
+from tooltape.harness import Deltas, Plan, PlannedStream
 from tooltape.harness._fragments import Fragment
 
 __all__ = ["OpenAIResponsesDialect"]
@@ -89,6 +90,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     """
 
     name = DIALECT
+    call_id_format = "openai"
     path = "/v1/responses"
     stream_flag = True
     event_shape = (
@@ -111,6 +113,31 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
         """The Responses events for a planned stream, EVENTS quirks applied."""
         return _Renderer(stream, quirks).render()
 
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """Every Response object carries the request's ``model`` and ``tools``.
+
+        Function tools come back in the API's normalised shape (``type``,
+        ``description``, ``name``, ``parameters``, ``strict``); other tools as sent.
+        The model is echoed as written (the live API answers with the dated snapshot).
+        """
+        body = request_body(request)
+        model = body.get("model")
+        tools = body.get("tools")
+        echoed = [_echoed_tool(t) for t in tools] if isinstance(tools, list) else None
+
+        def edit(event: dict[str, Any]) -> dict[str, Any]:
+            response = event.get("response")
+            if not isinstance(response, dict):
+                return event
+            response = dict(response)
+            if isinstance(model, str) and model and response.get("model") == MODEL:
+                response["model"] = model
+            if echoed is not None and response.get("tools") == []:
+                response["tools"] = echoed
+            return {**event, "response": response}
+
+        return map_dicts(events, edit)
+
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
 
@@ -132,7 +159,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The Response object the API sends for ``plan`` without streaming."""
-        return response_object(self.events(stream_plan(plan, (), seed=0), ()))
+        return response_object(self.completion_events(plan, request))
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """The Responses API's 400 for a function call without output, or an orphan output."""
@@ -331,6 +358,15 @@ class _Renderer:
         if self.quirks.has(DoneSentinel):
             provider_events.append(ProviderEvent("[DONE]"))
         return provider_events
+
+
+def _echoed_tool(tool: Any) -> Any:
+    """A request tool as the Response object lists it."""
+    if not isinstance(tool, dict) or tool.get("type") != "function":
+        return tool
+    echoed = {"type": "function", "description": tool.get("description")}
+    echoed |= {"name": tool.get("name"), "parameters": tool.get("parameters")}
+    return echoed | {"strict": tool.get("strict", True)}
 
 
 def _opens_call(event: dict[str, Any]) -> bool:
