@@ -1,7 +1,9 @@
 """What ``ChatMistralAI`` (langchain-mistralai 1.1) yields from a chat completions SSE body.
 
-Mirrored without importing it: httpx-sse dispatches each ``data:`` event (an
-event not closed by a blank line is dropped), ``[DONE]`` ends the stream, every
+Mirrored without importing it: httpx-sse 0.4 dispatches an event at each blank
+line after any field, ``retry:`` and a sticky ``id:`` included, so a retry-only
+block is an event with empty data (an event not closed by a blank line is
+dropped); ``[DONE]`` ends the stream, every
 other event is ``json.loads``-ed, chunks with no ``choices`` are skipped and
 each remaining chunk becomes one ``AIMessageChunk``. Its ``tool_call_chunks``
 come from ``_convert_chunk_to_message_chunk``: for each ``delta.tool_calls``
@@ -23,7 +25,6 @@ from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.fake_providers._sse import decode_sse
 from tooltape.harness import Delta, Deltas
 
 __all__ = ["MistralStreamReading", "read_mistral_stream"]
@@ -51,10 +52,10 @@ def read_mistral_stream(body: bytes) -> MistralStreamReading:
     deltas: Deltas = []
     minted = _IdMinter(body)
     try:
-        for event in decode_sse(body.decode("utf-8", errors="replace")):
-            if event.data == "[DONE]":
+        for data in _httpx_sse_data(body.decode("utf-8", errors="replace")):
+            if data == "[DONE]":
                 break
-            chunk = json.loads(event.data)
+            chunk = json.loads(data)
             if not chunk.get("choices"):
                 continue
             deltas.append(_adapter_delta(chunk["choices"][0]["delta"], minted))
@@ -63,6 +64,33 @@ def read_mistral_stream(body: bytes) -> MistralStreamReading:
     if not deltas:  # langchain-core's stream() refuses an empty generation
         return MistralStreamReading([], "ValueError: No generation chunks were returned")
     return MistralStreamReading(deltas)
+
+
+def _httpx_sse_data(text: str) -> list[str]:
+    """The ``data`` of each event httpx-sse's ``SSEDecoder`` dispatches from ``text``."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:-1]
+    out: list[str] = []
+    data: list[str] = []
+    pending, last_id = False, False  # a field since the last dispatch; an id ever seen
+    for line in lines:
+        if not line:
+            if pending or data or last_id:
+                out.append("\n".join(data))
+            data, pending = [], False
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            pending = pending or bool(value)
+        elif name == "id" and "\0" not in value:
+            last_id = last_id or bool(value)
+        elif name == "retry" and value.isdigit():
+            pending = True
+    return out
 
 
 class _IdMinter:
