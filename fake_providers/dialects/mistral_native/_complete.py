@@ -20,7 +20,8 @@ __all__ = ["mistral_completion"]
 def mistral_completion(events: Sequence[ProviderEvent]) -> dict[str, Any]:
     """Accumulate rendered chunks into the non-streamed answer."""
     chunks = [e.data for e in events if isinstance(e.data, dict)]
-    content, calls, finish = "", [], None
+    content, finish = "", None
+    calls: list[Any] = []
     for chunk in chunks:
         choice = chunk["choices"][0]
         delta = choice["delta"]

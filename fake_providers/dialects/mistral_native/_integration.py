@@ -44,11 +44,11 @@ class MistralNativeIntegration(Integration):
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
     ) -> Any:
-        """``ChatMistralAI`` at ``base_url`` (its ``endpoint``, ``/v1`` included), no retries."""
+        """``ChatMistralAI`` at ``base_url`` (``/v1`` included), no retries."""
         from langchain_mistralai import ChatMistralAI
         from pydantic import SecretStr
 
         kwargs.setdefault("model", self.model)
         kwargs.setdefault("api_key", SecretStr("tooltape"))
         kwargs.setdefault("max_retries", 0)
-        return ChatMistralAI(endpoint=base_url, **kwargs)
+        return ChatMistralAI(base_url=base_url, **kwargs)

@@ -50,7 +50,9 @@ def validate_mistral_request(request: ProviderRequest) -> ProviderError | None:
     if problem is not None:
         return mistral_body_error(problem)
     if body is None:
-        return _invalid([{"type": "missing", "loc": ["body"], "msg": "Field required", "input": None}])
+        return _invalid(
+            [{"type": "missing", "loc": ["body"], "msg": "Field required", "input": None}]
+        )
     if not isinstance(body, dict):
         text = "Input should be a valid dictionary or object to extract fields from"
         return _invalid([_entry("model_attributes_type", [], text, body)])
@@ -71,8 +73,11 @@ def mistral_body_error(problem: BodyProblem) -> ProviderError:
 
 
 def _required(body: dict[str, Any]) -> list[dict[str, Any]]:
-    detail = [_entry("missing", [name], "Field required", body)
-              for name in ("model", "messages") if name not in body]
+    detail = [
+        _entry("missing", [name], "Field required", body)
+        for name in ("model", "messages")
+        if name not in body
+    ]
     messages = body.get("messages")
     if "messages" in body and not isinstance(messages, list):
         detail.append(_entry("list_type", ["messages"], "Input should be a valid list", messages))
