@@ -34,7 +34,7 @@ pytestmark = pytest.mark.slow
 DIALECT = MistralNativeDialect()
 BASE = "http://fake-mistral/v1"
 WEATHER = {"name": "get_weather", "args": {"city": "Paris", "days": 3}, "id": "D681PevKs"}
-TIME = {"name": "get_time", "args": {"tz": "Europe/Paris"}, "id": "call_time"}
+TIME = {"name": "get_time", "args": {"tz": "Europe/Paris"}, "id": "aB3dE6gH9"}
 PLANS = {
     "single": Plan(calls=[WEATHER]),
     "parallel": Plan(calls=[WEATHER, TIME]),
@@ -166,14 +166,14 @@ def test_enough_bundled_scenarios_render() -> None:
 # --- the wire -----------------------------------------------------------------------------
 
 
-def test_calls_arrive_whole_with_nine_character_ids_and_usage_on_the_last_chunk() -> None:
+def test_calls_arrive_whole_with_the_plan_ids_and_usage_on_the_last_chunk() -> None:
     wire = DIALECT.render(PLANS["parallel"], ["whole_call", {"kind": "pack_fragments", "size": 8}])
     *chunks, done = wire.body.decode().split("\n\n")[:-1]
     assert done == "data: [DONE]"
     last = json.loads(chunks[-1].removeprefix("data: "))
     calls = last["choices"][0]["delta"]["tool_calls"]
     assert [c["function"]["name"] for c in calls] == ["get_weather", "get_time"]
-    assert calls[0]["id"] == "D681PevKs" and re.fullmatch(r"[A-Za-z0-9]{9}", calls[1]["id"])
+    assert [c["id"] for c in calls] == ["D681PevKs", "aB3dE6gH9"]
     assert [c["type"] for c in calls] == ["function", "function"] and calls[1]["index"] == 1
     assert json.loads(calls[0]["function"]["arguments"]) == WEATHER["args"]
     assert last["choices"][0]["finish_reason"] == "tool_calls" and last["usage"]["total_tokens"]

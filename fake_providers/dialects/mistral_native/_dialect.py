@@ -19,11 +19,13 @@ wire as Mistral's own clients meet it, parsed as ``ChatMistralAI`` (not
 ``ChatOpenAI``) yields it. The profile's shape is ``no_index`` here, plus
 ``whole_call`` and ``pack_fragments``.
 
-Ids: a plan id of 9 letters and digits is sent as it is, any other is replaced
-by a 9-character id minted from the seed (M1: Mistral's ids are always that
-shape). Quirks needing argument text, names or ids spread over chunks cannot be
-said on this wire and raise :class:`~tooltape.harness.TooltapeUsageError`
-(``INEXPRESSIBLE``). Finish: ``tool_calls``, ``stop`` and ``length`` as named;
+Ids: the plan's ids are sent as they are, as every dialect does, so a test can
+follow them into the tool messages. Mistral's own are 9 letters and digits
+(``D681PevKs``); give the plan such ids to be faithful, since :meth:`validate`
+answers a replayed id of any other shape with Mistral's 400 (M1), and
+ChatMistralAI rewrites ids to that shape before it replays them. Quirks needing
+argument text, names or ids spread over chunks cannot be said on this wire and
+raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``). Finish: ``tool_calls``, ``stop`` and ``length`` as named;
 ``error`` is Mistral's ``finish_reason: "error"`` (its finish enum has it);
 ``content_filter`` has no Mistral equivalent and is refused; ``eof`` ends after
 the tool-call chunks with neither a finish chunk nor ``[DONE]``.
@@ -35,7 +37,6 @@ from __future__ import annotations
 
 import json
 import re
-import string
 from random import Random
 from typing import Any
 
@@ -62,8 +63,6 @@ from tooltape.harness import (
 __all__ = ["INEXPRESSIBLE", "MistralNativeDialect"]
 
 _PIECE = re.compile(r"\s*\S+|\s+")
-_ID = re.compile(r"[A-Za-z0-9]{9}")
-_ALNUM = string.ascii_letters + string.digits
 _FINISH = {"tool_calls": "tool_calls", "stop": "stop", "length": "length", "error": "error"}
 
 _WHOLE = "Mistral sends each call whole in one delta, its arguments the full JSON text"
@@ -96,7 +95,6 @@ class _Chunks:
             "model": model,
         }
         self.deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-        self.ids: dict[str, str] = {}
 
     def texts(self, text: str, *, thinking: bool = False) -> None:
         for piece in _PIECE.findall(text):
@@ -105,11 +103,6 @@ class _Chunks:
                 self.deltas.append({"content": [block]})
             else:
                 self.deltas.append({"content": piece})
-
-    def wire_id(self, plan_id: str | None) -> str | None:
-        if plan_id is None or plan_id == "" or _ID.fullmatch(plan_id):
-            return plan_id
-        return self.ids.setdefault(plan_id, "".join(self.rng.choices(_ALNUM, k=9)))
 
     def events(self, finish: str | None, usage: dict[str, int]) -> list[ProviderEvent]:
         out = []
@@ -123,7 +116,7 @@ class _Chunks:
         return out if finish is None else [*out, ProviderEvent("[DONE]")]
 
 
-def _tool_call_deltas(stream: PlannedStream, chunks: _Chunks) -> list[list[dict[str, Any]]]:
+def _tool_call_deltas(stream: PlannedStream) -> list[list[dict[str, Any]]]:
     """The ``tool_calls`` of each delta: a call rides on the delta of its first fragment."""
     texts: dict[int, str] = {}
     for fragment in stream.fragments:
@@ -137,8 +130,8 @@ def _tool_call_deltas(stream: PlannedStream, chunks: _Chunks) -> list[list[dict[
                 continue
             seen.add(fragment.call)
             entry: dict[str, Any] = {}
-            if (call_id := chunks.wire_id(fragment.id)) is not None:
-                entry["id"] = call_id
+            if fragment.id is not None:
+                entry["id"] = fragment.id
             entry["type"] = "function"
             entry["function"] = {"name": fragment.name, "arguments": texts[fragment.call]}
             if fragment.index is not None:
@@ -203,7 +196,7 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
         plan, chunks = stream.plan, _Chunks(stream, self.model)
         chunks.texts(plan.reasoning, thinking=True)
         chunks.texts(plan.text_before)
-        chunks.deltas += [{"tool_calls": calls} for calls in _tool_call_deltas(stream, chunks)]
+        chunks.deltas += [{"tool_calls": calls} for calls in _tool_call_deltas(stream)]
         if stream.finish == "eof":
             return chunks.events(None, {})
         if stream.finish != "error":

@@ -14,6 +14,9 @@ without ``function`` raises ``KeyError``, which the adapter swallows, keeping th
 entries before it. parse mints deterministic 32-hex stand-ins for those uuids,
 so compare minted ids by position, never by value. langchain-core's empty
 ``chunk_position="last"`` chunk is left out. ``.astream()`` yields the same.
+
+A non-streamed ``chat.completion`` body is what ``ChatMistralAI.invoke()`` reads:
+one message of whole calls, a call without an id given a minted one.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._completion import call_deltas, json_document
 from tooltape.harness import Delta, Deltas
 
 __all__ = ["MistralStreamReading", "read_mistral_stream"]
@@ -51,6 +55,8 @@ def read_mistral_stream(body: bytes) -> MistralStreamReading:
     """
     deltas: Deltas = []
     minted = _IdMinter(body)
+    if isinstance(document := json_document(body), dict):
+        return MistralStreamReading(_completion_deltas(document, minted))
     try:
         for data in _httpx_sse_data(body.decode("utf-8", errors="replace")):
             if data == "[DONE]":
@@ -103,6 +109,21 @@ class _IdMinter:
     def __call__(self) -> str:
         self.count += 1
         return hashlib.sha256(self.digest + self.count.to_bytes(4, "big")).hexdigest()[:32]
+
+
+def _completion_deltas(body: dict[str, Any], minted: _IdMinter) -> Deltas:
+    """The tool-call chunks ``ChatMistralAI.invoke()`` builds from a chat completion."""
+    choice = (body.get("choices") or [{}])[0]
+    message = (choice if isinstance(choice, dict) else {}).get("message") or {}
+    calls = [c for c in message.get("tool_calls") or () if isinstance(c, dict)]
+    return call_deltas(
+        (
+            (c.get("function") or {}).get("name"),
+            (c.get("function") or {}).get("arguments") or "",
+            c.get("id") or minted(),
+        )
+        for c in calls
+    )
 
 
 def _adapter_delta(delta: dict[str, Any], minted: _IdMinter) -> Delta:
