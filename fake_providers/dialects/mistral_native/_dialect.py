@@ -25,7 +25,8 @@ follow them into the tool messages. Mistral's own are 9 letters and digits
 answers a replayed id of any other shape with Mistral's 400 (M1), and
 ChatMistralAI rewrites ids to that shape before it replays them. Quirks needing
 argument text, names or ids spread over chunks cannot be said on this wire and
-raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``). Finish: ``tool_calls``, ``stop`` and ``length`` as named;
+raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``).
+Finish: ``tool_calls``, ``stop`` and ``length`` as named;
 ``error`` is Mistral's ``finish_reason: "error"`` (its finish enum has it);
 ``content_filter`` has no Mistral equivalent and is refused; ``eof`` ends after
 the tool-call chunks with neither a finish chunk nor ``[DONE]``.
