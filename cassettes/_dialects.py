@@ -7,6 +7,7 @@ from functools import cache
 from tooltape.cassettes._errors import CassetteError, where
 from tooltape.cassettes._model import Cassette, Interaction
 from tooltape.fake_providers import Dialect, FakeProvider, dialect_names, get_dialect
+from tooltape.fake_providers.dialects import BUNDLED_DIALECTS
 
 __all__ = ["dialect_for", "infer_dialect"]
 
@@ -17,7 +18,12 @@ def _routes(names: tuple[str, ...]) -> tuple[tuple[str, FakeProvider], ...]:
 
 
 def infer_dialect(interaction: Interaction) -> str | None:
-    """The dialect whose URL path (and, on a tie, media type) fits the interaction."""
+    """The dialect whose URL path (and, on a tie, media type) fits the interaction.
+
+    Still tied (``/v1/chat/completions`` is both ``openai_chat`` and
+    ``mistral_native``), the longer path wins, then the earlier line of
+    ``BUNDLED_DIALECTS``: a dialect added later never takes an older one's cassettes.
+    """
     path = interaction.request.path
     candidates = [
         name
@@ -28,7 +34,8 @@ def infer_dialect(interaction: Interaction) -> str | None:
         media = interaction.response.content_type.split(";")[0].strip().lower()
         typed = [n for n in candidates if get_dialect(n).media_type.startswith(media)]
         candidates = typed or candidates
-        candidates.sort(key=lambda n: -len(get_dialect(n).path))
+        order = {cls.name: position for position, cls in enumerate(BUNDLED_DIALECTS)}
+        candidates.sort(key=lambda n: (-len(get_dialect(n).path), order.get(n, len(order))))
     return candidates[0] if candidates else None
 
 

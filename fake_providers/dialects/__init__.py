@@ -11,6 +11,7 @@ from tooltape.fake_providers.dialects.anthropic import AnthropicMessagesDialect
 from tooltape.fake_providers.dialects.bedrock import BedrockConverseDialect, BedrockInvokeDialect
 from tooltape.fake_providers.dialects.cohere import CohereV2Dialect
 from tooltape.fake_providers.dialects.gemini import GeminiDialect
+from tooltape.fake_providers.dialects.mistral_native import MistralNativeDialect
 from tooltape.fake_providers.dialects.ollama import OllamaDialect
 from tooltape.fake_providers.dialects.openai_chat import OpenAIChatDialect
 from tooltape.fake_providers.dialects.openai_compatible import PROFILES, Profile
@@ -25,6 +26,7 @@ BUNDLED_DIALECTS: tuple[type[Dialect], ...] = (
     GeminiDialect,
     OllamaDialect,
     CohereV2Dialect,
+    MistralNativeDialect,
     BedrockConverseDialect,
     BedrockInvokeDialect,
 )

@@ -204,7 +204,7 @@ def test_every_dialect_with_an_accumulator_is_covered_and_the_rest_say_why() -> 
         "openai_responses",
     )
     without = dialects_without_accumulators()
-    assert set(without) == {"bedrock_converse", "cohere_v2", "gemini", "ollama"}
+    assert set(without) == {"bedrock_converse", "cohere_v2", "gemini", "mistral_native", "ollama"}
     assert all("merges nothing" in reason for reason in without.values())
 
 

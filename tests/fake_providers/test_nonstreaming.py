@@ -50,6 +50,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "anthropic_messages": {"model": "claude-sonnet-4-6", "max_tokens": 64, "messages": USER},
     "cohere_v2": {"model": "command-a-03-2025", "messages": USER},
     "ollama": {"model": "llama3.1", "messages": USER, "stream": False},
+    "mistral_native": {"model": "mistral-large-latest", "messages": USER},
     "gemini": {"contents": [{"role": "user", "parts": [{"text": "weather in Paris?"}]}]},
     "bedrock_converse": {"messages": [{"role": "user", "content": [{"text": "weather?"}]}]},
     "bedrock_invoke": {

@@ -1,0 +1,230 @@
+"""The ``mistral_native`` dialect: Mistral's own chat completions stream, read by ChatMistralAI.
+
+Wire (QUIRKS.md §9; corpus ``mistral/``; API reference "Chat Completion",
+``stream: true``): ``POST https://api.mistral.ai/v1/chat/completions`` answered
+with SSE ``data: {json}`` chunks and a closing ``data: [DONE]``. Each chunk is
+``{"id", "object": "chat.completion.chunk", "created", "model", "choices":
+[{"index": 0, "delta": {...}, "finish_reason"}]}``: a first ``{"role":
+"assistant", "content": ""}`` delta, ``content`` pieces (``thinking`` blocks for
+``Plan.reasoning``, as Magistral sends them), then tool calls *whole*: one
+delta's ``tool_calls`` holds entries ``{"id": <9 letters and digits>, "type":
+"function", "function": {"name", "arguments": <the full JSON text>}, "index"}``,
+several calls in one delta when they are parallel (``pack_fragments`` with
+``whole_call``). The last chunk carries ``finish_reason`` and ``usage``.
+
+How it relates to the ``mistral`` profile: that profile is the same server as
+seen through ``ChatOpenAI`` (``openai_chat`` plus quirks, reproducing the 2024
+corpus recordings, which have no ``type`` and no ``index``); this dialect is the
+wire as Mistral's own clients meet it, parsed as ``ChatMistralAI`` (not
+``ChatOpenAI``) yields it. The profile's shape is ``no_index`` here, plus
+``whole_call`` and ``pack_fragments``.
+
+Ids: the plan's ids are sent as they are, as every dialect does, so a test can
+follow them into the tool messages. Mistral's own are 9 letters and digits
+(``D681PevKs``); give the plan such ids to be faithful, since :meth:`validate`
+answers a replayed id of any other shape with Mistral's 400 (M1), and
+ChatMistralAI rewrites ids to that shape before it replays them. Quirks needing
+argument text, names or ids spread over chunks cannot be said on this wire and
+raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``).
+Finish: ``tool_calls``, ``stop`` and ``length`` as named;
+``error`` is Mistral's ``finish_reason: "error"`` (its finish enum has it);
+``content_filter`` has no Mistral equivalent and is refused; ``eof`` ends after
+the tool-call chunks with neither a finish chunk nor ``[DONE]``.
+
+Parsing is :func:`~tooltape.fake_providers.dialects.mistral_native._parse.read_mistral_stream`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from random import Random
+from typing import Any
+
+from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
+from tooltape.fake_providers.dialects.mistral_native._integration import (
+    MistralNativeIntegration,
+)
+from tooltape.fake_providers.dialects.mistral_native._parse import read_mistral_stream
+from tooltape.fake_providers.dialects.mistral_native._validate import (
+    mistral_body_error,
+    validate_mistral_request,
+)
+from tooltape.harness import (
+    Deltas,
+    Plan,
+    PlannedStream,
+    TooltapeUsageError,
+    stream_plan,
+)
+
+__all__ = ["INEXPRESSIBLE", "MistralNativeDialect"]
+
+_PIECE = re.compile(r"\s*\S+|\s+")
+_FINISH = {"tool_calls": "tool_calls", "stop": "stop", "length": "length", "error": "error"}
+
+_WHOLE = "Mistral sends each call whole in one delta, its arguments the full JSON text"
+INEXPRESSIBLE = {
+    "split_args": _WHOLE + ", so its argument text cannot be cut",
+    "split_inside_escapes": _WHOLE + ", so its argument text cannot be cut",
+    "cumulative_args": _WHOLE + ", so there are no argument pieces to repeat",
+    "truncate_args": "Mistral parses a call whole before it sends it, so a cut call never "
+    "reaches the wire (end the plan with finish 'eof' or 'length' instead)",
+    "split_name": _WHOLE + " with its whole name",
+    "repeat_name": _WHOLE + ", naming it once",
+    "late_name": _WHOLE + ", name and arguments together",
+    "id_on_every_chunk": _WHOLE + " carrying its id once; there are no continuation chunks",
+    "late_id": _WHOLE + ", id and arguments together",
+    "changing_id": _WHOLE + ", so it has one id",
+    "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
+    "interleave_calls": _WHOLE + ", so calls cannot interleave",
+}
+
+
+class _Chunks:
+    """Builds one stream's chunks, all with the same completion id, time and model."""
+
+    def __init__(self, stream: PlannedStream, model: str) -> None:
+        self.rng = Random(f"{stream.seed}:mistral_native")
+        self.head = {
+            "id": f"{self.rng.getrandbits(128):032x}",
+            "object": "chat.completion.chunk",
+            "created": 1_754_000_000 + self.rng.randint(0, 9_999_999),
+            "model": model,
+        }
+        self.deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+
+    def texts(self, text: str, *, thinking: bool = False) -> None:
+        for piece in _PIECE.findall(text):
+            if thinking:
+                block = {"type": "thinking", "thinking": [{"type": "text", "text": piece}]}
+                self.deltas.append({"content": [block]})
+            else:
+                self.deltas.append({"content": piece})
+
+    def events(self, finish: str | None, usage: dict[str, int]) -> list[ProviderEvent]:
+        out = []
+        for position, delta in enumerate(self.deltas):
+            last = finish is not None and position == len(self.deltas) - 1
+            choice = {"index": 0, "delta": delta, "finish_reason": finish if last else None}
+            chunk: dict[str, Any] = {**self.head, "choices": [choice]}
+            if last:
+                chunk["usage"] = usage
+            out.append(ProviderEvent(chunk))
+        return out if finish is None else [*out, ProviderEvent("[DONE]")]
+
+
+def _tool_call_deltas(stream: PlannedStream) -> list[list[dict[str, Any]]]:
+    """The ``tool_calls`` of each delta: a call rides on the delta of its first fragment."""
+    texts: dict[int, str] = {}
+    for fragment in stream.fragments:
+        texts[fragment.call] = texts.get(fragment.call, "") + (fragment.args or "")
+    deltas: list[list[dict[str, Any]]] = []
+    seen: set[int] = set()
+    for message in stream.messages:
+        entries = []
+        for fragment in message:
+            if fragment.call in seen:
+                continue
+            seen.add(fragment.call)
+            entry: dict[str, Any] = {}
+            if fragment.id is not None:
+                entry["id"] = fragment.id
+            entry["type"] = "function"
+            entry["function"] = {"name": fragment.name, "arguments": texts[fragment.call]}
+            if fragment.index is not None:
+                entry["index"] = fragment.index
+            entries.append(entry)
+        if entries:
+            deltas.append(entries)
+    return deltas
+
+
+class MistralNativeDialect(MistralNativeIntegration, Dialect):
+    """Mistral's native chat completions stream; the reference adapter is ``ChatMistralAI``.
+
+    ``stream_flag`` is True: Mistral streams only when the body says ``"stream":
+    true``; otherwise :meth:`complete` gives the one JSON answer.
+    """
+
+    name = "mistral_native"
+    path = "/v1/chat/completions"
+    framing = "sse"
+    media_type = "text/event-stream; charset=utf-8"
+    stream_flag = True
+    event_shape = (
+        ("choices[].delta.tool_calls", "list|null"),
+        ("choices[].delta.tool_calls[]", "object"),
+        ("choices[].delta.tool_calls[].id", "str"),
+        ("choices[].delta.tool_calls[].function", "object"),
+        ("choices[].delta.tool_calls[].function.name", "str"),
+        ("choices[].delta.tool_calls[].function.arguments", "str"),
+        ("choices[].delta.tool_calls[].index", "int"),
+    )
+    expresses = frozenset(
+        {
+            "ascii_escapes",
+            "duplicate_ids",
+            "empty_args",
+            "index_offset",
+            "malformed_args",
+            "missing_id",
+            "no_index",
+            "non_object_args",
+            "pack_fragments",
+            "shared_index",
+            "whole_args",
+            "whole_call",
+        }
+    )
+    cannot_express = INEXPRESSIBLE
+    event_quirks = ()
+
+    def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
+        """Chunks for the planned stream: role, thinking, text, whole tool calls, finish.
+
+        Raises:
+            TooltapeUsageError: A finish this wire cannot say.
+        """
+        if stream.finish == "content_filter":
+            raise TooltapeUsageError(
+                "finish 'content_filter' cannot be rendered by dialect mistral_native: Mistral's "
+                "finish_reason is stop, length, model_length, error or tool_calls"
+            )
+        plan, chunks = stream.plan, _Chunks(stream, self.model)
+        chunks.texts(plan.reasoning, thinking=True)
+        chunks.texts(plan.text_before)
+        chunks.deltas += [{"tool_calls": calls} for calls in _tool_call_deltas(stream)]
+        if stream.finish == "eof":
+            return chunks.events(None, {})
+        if stream.finish != "error":
+            chunks.texts(plan.text_after)
+        written = len(plan.reasoning + plan.text_before + plan.text_after)
+        written += sum(len(json.dumps(call.args)) for call in plan.calls)
+        output = 1 + written // 4
+        usage = {"prompt_tokens": 96, "total_tokens": 96 + output, "completion_tokens": output}
+        return chunks.events(_FINISH[stream.finish], usage)
+
+    def parse(self, body: bytes) -> Deltas:
+        """The deltas ``ChatMistralAI.stream()`` yields from ``body`` (up to any exception).
+
+        Ids ChatMistralAI mints (``uuid4().hex``, for entries with neither id nor a
+        truthy index) are deterministic stand-ins here; use :func:`read_mistral_stream`
+        to learn whether, and how, the stream raised.
+        """
+        return read_mistral_stream(body).deltas
+
+    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
+        """The one JSON object Mistral answers for ``plan`` with ``"stream": false``."""
+        return mistral_completion(self.events(stream_plan(plan, (), seed=0), ()))
+
+    def validate(self, request: ProviderRequest) -> ProviderError | None:
+        """``None`` unless Mistral would reject the body (see the ``_validate`` module)."""
+        return validate_mistral_request(request)
+
+    def body_error(self, problem: BodyProblem) -> ProviderError:
+        """Mistral's answer to a body it cannot bind (see the ``_validate`` module)."""
+        return mistral_body_error(problem)

@@ -1,0 +1,54 @@
+"""Mistral in the outside world: La Plateforme, the mistralai SDK, ChatMistralAI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
+
+__all__ = ["MistralNativeIntegration"]
+
+
+class MistralNativeIntegration(Integration):
+    """Where Mistral listens and what talks to it natively (not through ``ChatOpenAI``)."""
+
+    base_url = "https://api.mistral.ai/v1"
+    model = "mistral-large-latest"
+    sdk = "mistralai"
+    sdk_stack = "httpx2"
+    chat_model_module = "langchain_mistralai"
+    no_accumulator = (
+        "mistralai's chat.stream() yields CompletionEvent chunks and merges nothing; "
+        "ChatMistralAI leaves the merge to langchain-core"
+    )
+
+    def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """What ``ChatMistralAI.stream()`` sends for ``prompt`` with ``tools`` bound."""
+        return {
+            "model": self.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "tools": [openai_tool(n, s) for n, s in tools],
+            "tool_choice": "auto",
+            "stream": True,
+        }
+
+    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
+        """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``)."""
+        from mistralai.client import Mistral
+
+        kwargs.setdefault("api_key", "tooltape")
+        return Mistral(server_url=base_url.removesuffix("/").removesuffix("/v1"), **kwargs)
+
+    def chat_model(
+        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
+    ) -> Any:
+        """``ChatMistralAI`` at ``base_url`` (``/v1`` included), no retries."""
+        from langchain_mistralai import ChatMistralAI
+        from pydantic import SecretStr
+
+        kwargs.setdefault("model", self.model)
+        kwargs.setdefault("api_key", SecretStr("tooltape"))
+        kwargs.setdefault("max_retries", 0)
+        return ChatMistralAI(base_url=base_url, **kwargs)
