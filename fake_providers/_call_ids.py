@@ -3,7 +3,7 @@
 A real provider mints its own ids: OpenAI ``call_`` plus 24 letters and digits,
 Anthropic ``toolu_01`` plus 22, Gemini 3 eight lower-case letters and digits,
 and so on (``../shared/corpus``). A dialect declares its format
-(:attr:`~tooltape.fake_providers.Dialect.call_id_format`) and
+(:attr:`~tooltape.fake_providers.Dialect.call_id_format`, an :class:`IdShape`) and
 :func:`with_provider_ids` swaps each numbered id of the plan for one in that
 format, derived from the seed and the numbered id alone, so a render is
 deterministic and one plan id always becomes the same wire id. Ids the plan was
@@ -16,46 +16,48 @@ from __future__ import annotations
 
 import dataclasses
 import string
-from collections.abc import Callable
 from random import Random
-from typing import Literal
 
 from tooltape.harness import PlannedStream
 
-__all__ = ["IdFormat", "mint_call_id", "with_provider_ids"]
+__all__ = ["ALNUM", "LOWER_ALNUM", "URLSAFE", "IdShape", "mint_call_id", "with_provider_ids"]
 
-IdFormat = Literal[
-    "openai", "anthropic", "bedrock_invoke", "bedrock_converse", "gemini", "ollama", "cohere"
-]
-"""The id formats of the built-in dialects (see :data:`_FORMATS`)."""
-
-_ALNUM = string.ascii_letters + string.digits
-_LOWER = string.ascii_lowercase + string.digits
-_URLSAFE = _ALNUM + "-_"
+ALNUM = string.ascii_letters + string.digits
+"""Letters and digits (OpenAI, Anthropic, Mistral ids)."""
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+"""Lower-case letters and digits (Gemini, Ollama, Cohere ids)."""
+URLSAFE = ALNUM + "-_"
+"""Letters, digits, ``-`` and ``_`` (Bedrock Converse ids)."""
 
 
-def _chars(rng: Random, alphabet: str, count: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(count))
+@dataclasses.dataclass(frozen=True)
+class IdShape:
+    """How a provider mints tool-call ids: ``prefix`` then ``length`` characters of ``alphabet``.
+
+    A dialect declares its own (:attr:`~tooltape.fake_providers.Dialect.call_id_format`),
+    from what its provider's recordings show. ``name_prefix`` puts the tool's name
+    and ``_`` first (Cohere). ``label`` keys the minting, so two dialects with
+    one label mint the same id for the same plan and seed.
+    """
+
+    label: str
+    prefix: str
+    alphabet: str
+    length: int
+    name_prefix: bool = False
+
+    def mint(self, rng: Random, name: str) -> str:
+        """One id for a call to ``name``, drawn from ``rng``."""
+        head = f"{name}_" if self.name_prefix else self.prefix
+        return head + "".join(rng.choice(self.alphabet) for _ in range(self.length))
 
 
-_FORMATS: dict[str, Callable[[Random, str], str]] = {
-    "openai": lambda rng, name: "call_" + _chars(rng, _ALNUM, 24),
-    "anthropic": lambda rng, name: "toolu_01" + _chars(rng, _ALNUM, 22),
-    "bedrock_invoke": lambda rng, name: "toolu_bdrk_01" + _chars(rng, _ALNUM, 22),
-    "bedrock_converse": lambda rng, name: "tooluse_" + _chars(rng, _URLSAFE, 22),
-    "gemini": lambda rng, name: _chars(rng, _LOWER, 8),
-    "ollama": lambda rng, name: "call_" + _chars(rng, _LOWER, 8),
-    "cohere": lambda rng, name: f"{name}_" + _chars(rng, _LOWER, 12),
-}
-"""Each format's minting rule, as the corpus recordings show it (QUIRKS.md §1-§5, §8, §13)."""
-
-
-def mint_call_id(id_format: IdFormat, numbered: str, name: str, seed: int) -> str:
+def mint_call_id(shape: IdShape, numbered: str, name: str, seed: int) -> str:
     """The wire id for the plan's numbered id ``numbered`` of a call to ``name``."""
-    return _FORMATS[id_format](Random(f"{seed}:{id_format}:{numbered}"), name)
+    return shape.mint(Random(f"{seed}:{shape.label}:{numbered}"), name)
 
 
-def with_provider_ids(stream: PlannedStream, id_format: IdFormat | None) -> PlannedStream:
+def with_provider_ids(stream: PlannedStream, id_format: IdShape | None) -> PlannedStream:
     """``stream`` with each id the plan numbered replaced by a minted one (``None``: as is)."""
     if id_format is None:
         return stream

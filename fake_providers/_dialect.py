@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._call_ids import IdFormat, mint_call_id, with_provider_ids
+from tooltape.fake_providers._call_ids import IdShape, mint_call_id, with_provider_ids
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._integration import Integration
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
@@ -114,7 +114,7 @@ class Dialect(Integration, ABC):
     """Quirk kinds refused with the reason (tool-chunk kinds; other dialects' EVENTS kinds)."""
     event_quirks: ClassVar[tuple[type[Quirk], ...]] = ()
     """The EVENTS quirk classes (subclasses included) this dialect renders."""
-    call_id_format: ClassVar[IdFormat | None] = None
+    call_id_format: ClassVar[IdShape | None] = None
     """How the provider mints tool-call ids; the ids a plan numbered itself (``call_<n>``)
     are sent in this format (see :mod:`._call_ids`). ``None``: the plan's ids as they are."""
 

@@ -85,7 +85,7 @@ def bind_numbered_ids(
             and theirs not in given
         )
         bound.append({**call, "id": theirs} if free else call)
-    return bound  # type: ignore[return-value]
+    return bound
 
 
 def _subject_result(subject: SubjectLike) -> tuple[MergeResult, DeltasLike | None]:

@@ -55,6 +55,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from pydantic import Field
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
@@ -120,6 +121,10 @@ INEXPRESSIBLE = {
 
 
 # --- EVENTS-stage quirks ----------------------------------------------------------------
+
+
+ANTHROPIC_CALL_ID = IdShape("anthropic", "toolu_01", ALNUM, 22)
+"""Anthropic's tool-use ids: ``toolu_01`` and 22 letters and digits (corpus)."""
 
 
 class AnthropicPingEvents(Quirk):
@@ -398,7 +403,7 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
     name = "anthropic_messages"
-    call_id_format = "anthropic"
+    call_id_format = ANTHROPIC_CALL_ID
     event_shape = (
         ("index", "int"),
         ("content_block", "object"),

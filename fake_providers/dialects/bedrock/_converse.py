@@ -46,6 +46,7 @@ from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import URLSAFE, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
@@ -90,6 +91,10 @@ _STOP_REASONS = {
     "length": "max_tokens",
     "content_filter": "content_filtered",
 }
+
+
+_CALL_ID = IdShape("bedrock_converse", "tooluse_", URLSAFE, 22)
+"""Converse tool-use ids: ``tooluse_`` and 22 URL-safe characters (corpus)."""
 
 
 class BedrockNoEmptyToolInput(Quirk):
@@ -286,7 +291,7 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
     """Bedrock ConverseStream: event-stream messages, content blocks by ``contentBlockIndex``."""
 
     name = "bedrock_converse"
-    call_id_format = "bedrock_converse"
+    call_id_format = _CALL_ID
     event_shape = (
         ("contentBlockIndex", "int"),
         ("start", "object"),

@@ -33,6 +33,7 @@ from random import Random
 from typing import Any, ClassVar
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
@@ -78,6 +79,10 @@ def _message_start(data: dict[str, Any]) -> dict[str, Any]:
     return {"type": "message_start", "message": bedrock}
 
 
+_CALL_ID = IdShape("bedrock_invoke", "toolu_bdrk_01", ALNUM, 22)
+"""Claude-on-Bedrock tool-use ids: ``toolu_bdrk_01`` and 22 letters and digits (corpus)."""
+
+
 class _Reshape:
     """Turns one stream's Anthropic events into the events Bedrock relays."""
 
@@ -112,7 +117,7 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
     """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
 
     name = "bedrock_invoke"
-    call_id_format = "bedrock_invoke"
+    call_id_format = _CALL_ID
     event_shape = (
         ("bytes", "object"),
         ("bytes.index", "int"),

@@ -42,6 +42,7 @@ from random import Random
 from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
@@ -80,6 +81,10 @@ INEXPRESSIBLE = {
     "index_offset": "the index is the call's position among the tool calls",
     "pack_fragments": "each event carries one delta, so there is nothing to pack",
 }
+
+
+_CALL_ID = IdShape("cohere", "", LOWER_ALNUM, 12, name_prefix=True)
+"""Cohere's tool-call ids: the tool's name, ``_`` and 12 lower-case letters and digits (corpus)."""
 
 
 class _Events:
@@ -178,7 +183,7 @@ class CohereV2Dialect(CohereIntegration, Dialect):
     """Cohere's v2 chat stream; the reference adapter is ``ChatCohere`` (langchain-cohere)."""
 
     name = "cohere_v2"
-    call_id_format = "cohere"
+    call_id_format = _CALL_ID
     path = "/v2/chat"
     stream_flag = True
     event_shape = (

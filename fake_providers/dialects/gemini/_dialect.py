@@ -52,6 +52,7 @@ from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import url_model
@@ -107,6 +108,10 @@ Part = dict[str, Any]
 
 
 # --- rendering --------------------------------------------------------------------------
+
+
+_CALL_ID = IdShape("gemini", "", LOWER_ALNUM, 8)
+"""Gemini 3 function-call ids: 8 lower-case letters and digits (corpus)."""
 
 
 class _Frames:
@@ -288,7 +293,7 @@ class GeminiDialect(GeminiIntegration, Dialect):
     """
 
     name = "gemini"
-    call_id_format = "gemini"
+    call_id_format = _CALL_ID
     path = "/v1beta/models/{model}:streamGenerateContent"
     complete_path = "/v1beta/models/{model}:generateContent"
     completion_media_type = "application/json; charset=UTF-8"

@@ -19,11 +19,11 @@ wire as Mistral's own clients meet it, parsed as ``ChatMistralAI`` (not
 ``ChatOpenAI``) yields it. The profile's shape is ``no_index`` here, plus
 ``whole_call`` and ``pack_fragments``.
 
-Ids: the plan's ids are sent as they are, as every dialect does, so a test can
-follow them into the tool messages. Mistral's own are 9 letters and digits
-(``D681PevKs``); give the plan such ids to be faithful, since :meth:`validate`
-answers a replayed id of any other shape with Mistral's 400 (M1), and
-ChatMistralAI rewrites ids to that shape before it replays them. Quirks needing
+Ids: Mistral mints 9 letters and digits (``D681PevKs``); the ids a plan numbered
+(``call_<n>``) go on the wire in that shape, ids the plan was given as they are
+(:meth:`validate` answers a replayed id of any other shape with Mistral's 400,
+M1, and ChatMistralAI rewrites ids to that shape before it replays them). The
+request's ``model`` is echoed in every chunk. Quirks needing
 argument text, names or ids spread over chunks cannot be said on this wire and
 raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``).
 Finish: ``tool_calls``, ``stop`` and ``length`` as named;
@@ -42,7 +42,9 @@ from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._echo import map_dicts, requested_model
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
 from tooltape.fake_providers.dialects.mistral_native._integration import (
@@ -58,10 +60,12 @@ from tooltape.harness import (
     Plan,
     PlannedStream,
     TooltapeUsageError,
-    stream_plan,
 )
 
 __all__ = ["INEXPRESSIBLE", "MistralNativeDialect"]
+
+MISTRAL_CALL_ID = IdShape("mistral", "", ALNUM, 9)
+"""Mistral's tool-call ids: 9 letters and digits (QUIRKS.md §9, corpus)."""
 
 _PIECE = re.compile(r"\s*\S+|\s+")
 _FINISH = {"tool_calls": "tool_calls", "stop": "stop", "length": "length", "error": "error"}
@@ -182,6 +186,7 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
     )
     cannot_express = INEXPRESSIBLE
     event_quirks = ()
+    call_id_format = MISTRAL_CALL_ID
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """Chunks for the planned stream: role, thinking, text, whole tool calls, finish.
@@ -219,7 +224,16 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The one JSON object Mistral answers for ``plan`` with ``"stream": false``."""
-        return mistral_completion(self.events(stream_plan(plan, (), seed=0), ()))
+        return mistral_completion(self.completion_events(plan, request))
+
+    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+        """Every chunk names the request's ``model``, as Mistral does."""
+        model = requested_model(request)
+        if model is None:
+            return events
+        return map_dicts(
+            events, lambda chunk: {**chunk, "model": model} if "model" in chunk else chunk
+        )
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` unless Mistral would reject the body (see the ``_validate`` module)."""

@@ -42,6 +42,7 @@ from random import Random
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, requested_model
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -95,6 +96,10 @@ INEXPRESSIBLE = {
     "OpenAI-compatible endpoint's quirk (render it with the openai_chat dialect)",
     "index_offset": "function.index is the call's position in the response",
 }
+
+
+_CALL_ID = IdShape("ollama", "call_", LOWER_ALNUM, 8)
+"""Ollama's tool-call ids: ``call_`` and 8 lower-case letters and digits (§13, corpus)."""
 
 
 class OllamaReemittedCalls(Quirk):
@@ -208,7 +213,7 @@ class OllamaDialect(OllamaIntegration, Dialect):
     """
 
     name = "ollama"
-    call_id_format = "ollama"
+    call_id_format = _CALL_ID
     path = "/api/chat"
     framing = "ndjson"
     event_shape = (

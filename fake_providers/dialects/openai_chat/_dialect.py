@@ -34,6 +34,7 @@ from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._body import BodyProblem
+from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
@@ -68,6 +69,10 @@ __all__ = [
 
 
 # --- EVENTS quirks ----------------------------------------------------------------------
+
+
+OPENAI_CALL_ID = IdShape("openai", "call_", ALNUM, 24)
+"""OpenAI's tool-call ids: ``call_`` and 24 letters and digits (corpus, Chat and Responses)."""
 
 
 class ChatEventQuirk(Quirk):
@@ -407,7 +412,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
     name = "openai_chat"
-    call_id_format = "openai"
+    call_id_format = OPENAI_CALL_ID
     event_shape = (
         ("choices", "list|null"),
         ("choices[]", "object"),

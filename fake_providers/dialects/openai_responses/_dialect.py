@@ -42,6 +42,7 @@ from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._dialect import OPENAI_CALL_ID
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 from tooltape.fake_providers.dialects.openai_responses._complete import (
     response_deltas,
@@ -90,7 +91,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     """
 
     name = DIALECT
-    call_id_format = "openai"
+    call_id_format = OPENAI_CALL_ID
     path = "/v1/responses"
     stream_flag = True
     event_shape = (
