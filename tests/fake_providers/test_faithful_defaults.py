@@ -46,16 +46,17 @@ _BASE = {
     ("cohere", "cohere_v2_chat"): "cohere_v2",
     ("bedrock", "bedrock_converse_stream"): "bedrock_converse",
     ("bedrock", "bedrock_invoke_stream"): "bedrock_invoke",
+    ("mistral", "chat_completions"): "mistral_native",
 }
 """(corpus provider, api) -> the dialect whose default should look like it."""
 
 
-def _dialect_for(provider: str, api: str) -> str | None:
-    if (provider, api) in _BASE:
-        return _BASE[provider, api]
-    if api == "chat_completions":
-        return dict(corpus_claims()).get(provider)
-    return None
+def _dialects_for(provider: str, api: str) -> list[str]:
+    """The dialect and the profile (Mistral has both) that stand for these recordings."""
+    found = [_BASE[provider, api]] if (provider, api) in _BASE else []
+    if api == "chat_completions" and provider in dict(corpus_claims()):
+        found.append(dict(corpus_claims())[provider])
+    return found
 
 
 # --- the fingerprint -------------------------------------------------------------------
@@ -334,6 +335,13 @@ DELIBERATE: list[tuple[str, str, str, str]] = [
         "fields[chunk].bytes.message: *",
         "Claude 3 on Bedrock put id first; the default is a 2025 Claude",
     ),
+    (
+        "mistral_native",
+        "mistral/openinference*",
+        "fields[*].choices[]*: *",
+        "mistral-small in 2024-08 sent logprobs: null and content: null beside the calls; "
+        "mistral-large in 2024-11 (magentic) did not, and the default follows it",
+    ),
     ("cohere_v2", "*", "plan: *", _NO_PLAN + " (Cohere's legacy tool-call deltas)"),
     # Profiles: only framing, event order and id shapes are compared (see _PROFILE_FIELDS).
     (
@@ -365,9 +373,10 @@ _PROFILE_FIELDS = "profiles' field order is their bundled quirks' approximation"
 def _cases() -> list[Any]:
     cases = []
     for name, record in corpus_records():
-        dialect = _dialect_for(record["provider"], record["api"])
-        if dialect is not None and record.get("response_status", 200) == 200:
-            cases.append(pytest.param(dialect, name, record, id=name))
+        if record.get("response_status", 200) != 200:
+            continue
+        for dialect in _dialects_for(record["provider"], record["api"]):
+            cases.append(pytest.param(dialect, name, record, id=f"{dialect}-{name}"))
     if not cases:
         return [pytest.param(None, None, None, marks=pytest.mark.skip(reason="no corpus"))]
     return cases

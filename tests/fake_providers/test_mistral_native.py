@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from _adapter_streams import acollect, adapter_messages, collect
+from _corpus import corpus_records
 from langchain_core.messages import AIMessageChunk
 from langchain_mistralai import ChatMistralAI
 
@@ -286,3 +287,25 @@ def test_get_dialect_finds_mistral_native_beside_the_mistral_profile() -> None:
     assert isinstance(get_dialect("mistral_native"), MistralNativeDialect)
     profile = get_dialect("mistral")
     assert profile.path == DIALECT.path and type(profile) is not MistralNativeDialect
+
+
+# --- the real recordings (../shared/corpus/mistral) ------------------------------------------
+
+
+def mistral_recordings() -> list[Any]:
+    params = [
+        pytest.param(record, id=name)
+        for name, record in corpus_records("chat_completions")
+        if record["provider"] == "mistral"
+    ]
+    return params or [pytest.param(None, marks=pytest.mark.skip(reason="no corpus"))]
+
+
+@pytest.mark.parametrize("record", mistral_recordings())
+def test_parse_equals_chat_mistral_on_real_recordings(record: dict[str, Any]) -> None:
+    wire = Wire(reads=(str(record["response_body"]).encode(),))
+    chunks, error = stream_chat(wire)
+    assert error is None
+    parsed = DIALECT.parse(wire.body)
+    assert adapter_deltas(chunks) == by_position(parsed)
+    assert reference_merge(parsed).calls(), "every Mistral recording streams a tool call"

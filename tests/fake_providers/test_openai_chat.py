@@ -133,7 +133,7 @@ MESSAGES: list[Any] = [{"role": "user", "content": "What is the weather in Paris
 def _render(plan: str, quirks: str, seed: int = 0) -> tuple[PlannedStream, Wire]:
     """The planned stream with the ids the dialect mints (``call_`` + 24), and its wire."""
     stream = stream_plan(PLANS[plan], QUIRK_SETS[quirks], seed=seed)
-    return with_provider_ids(stream, "openai"), DIALECT.render(stream)
+    return with_provider_ids(stream, DIALECT.call_id_format), DIALECT.render(stream)
 
 
 def _payloads(wire: Wire) -> list[dict[str, Any]]:

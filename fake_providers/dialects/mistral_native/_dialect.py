@@ -6,11 +6,13 @@ with SSE ``data: {json}`` chunks and a closing ``data: [DONE]``. Each chunk is
 ``{"id", "object": "chat.completion.chunk", "created", "model", "choices":
 [{"index": 0, "delta": {...}, "finish_reason"}]}``: a first ``{"role":
 "assistant", "content": ""}`` delta, ``content`` pieces (``thinking`` blocks for
-``Plan.reasoning``, as Magistral sends them), then tool calls *whole*: one
-delta's ``tool_calls`` holds entries ``{"id": <9 letters and digits>, "type":
-"function", "function": {"name", "arguments": <the full JSON text>}, "index"}``,
-several calls in one delta when they are parallel (``pack_fragments`` with
-``whole_call``). The last chunk carries ``finish_reason`` and ``usage``.
+``Plan.reasoning``, as Magistral sends them), then every tool call of the turn
+*whole* in one delta (the corpus recordings, parallel calls included): its
+``tool_calls`` holds entries ``{"id": <9 letters and digits>, "type":
+"function", "function": {"name", "arguments": <the full JSON text>}, "index"}``.
+The last chunk carries ``finish_reason`` and ``usage``, so with no text after
+the calls the calls ride on it, as in every recording (``pack_fragments`` is
+accepted and changes nothing).
 
 How it relates to the ``mistral`` profile: that profile is the same server as
 seen through ``ChatOpenAI`` (``openai_chat`` plus quirks, reproducing the 2024
@@ -121,15 +123,14 @@ class _Chunks:
         return out if finish is None else [*out, ProviderEvent("[DONE]")]
 
 
-def _tool_call_deltas(stream: PlannedStream) -> list[list[dict[str, Any]]]:
-    """The ``tool_calls`` of each delta: a call rides on the delta of its first fragment."""
+def _tool_call_entries(stream: PlannedStream) -> list[dict[str, Any]]:
+    """Every call of the turn, whole, in the order its first fragment was streamed."""
     texts: dict[int, str] = {}
     for fragment in stream.fragments:
         texts[fragment.call] = texts.get(fragment.call, "") + (fragment.args or "")
-    deltas: list[list[dict[str, Any]]] = []
+    entries: list[dict[str, Any]] = []
     seen: set[int] = set()
     for message in stream.messages:
-        entries = []
         for fragment in message:
             if fragment.call in seen:
                 continue
@@ -142,9 +143,7 @@ def _tool_call_deltas(stream: PlannedStream) -> list[list[dict[str, Any]]]:
             if fragment.index is not None:
                 entry["index"] = fragment.index
             entries.append(entry)
-        if entries:
-            deltas.append(entries)
-    return deltas
+    return entries
 
 
 class MistralNativeDialect(MistralNativeIntegration, Dialect):
@@ -202,7 +201,9 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
         plan, chunks = stream.plan, _Chunks(stream, self.model)
         chunks.texts(plan.reasoning, thinking=True)
         chunks.texts(plan.text_before)
-        chunks.deltas += [{"tool_calls": calls} for calls in _tool_call_deltas(stream)]
+        entries = _tool_call_entries(stream)
+        if entries:  # one delta for every call: the finish chunk, unless text follows
+            chunks.deltas.append({"tool_calls": entries})
         if stream.finish == "eof":
             return chunks.events(None, {})
         if stream.finish != "error":
