@@ -51,7 +51,10 @@ from tooltape.plugin.cli.expect import Expectations
 
 __all__ = ["Cell", "Result", "compare", "is_lossless", "run_matrix", "subjects_for"]
 
-_UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+_UUID4 = re.compile(
+    r"^[0-9a-f]{8}(-?)[0-9a-f]{4}(?:\1)4[0-9a-f]{3}\1[89ab][0-9a-f]{3}\1[0-9a-f]{12}$"
+)
+"""A uuid4, with dashes or as ``.hex`` (ChatMistralAI's)."""
 _RANK = {"n/a": 0, "pass": 1, "hazard": 2, "differs": 3, "crashes": 4}
 
 
@@ -129,7 +132,7 @@ def _reference_calls(reference: MergeResult) -> Merged:
 
 
 def _align_generated_ids(got: Merged, want: Merged) -> Merged:
-    """Map ids the subject minted (uuid4) to the reference's stand-ins, by position."""
+    """Map ids the subject minted (a uuid4, dashed or hex) to the reference's, by position."""
     theirs = [c["id"] for part in got for c in part if _UUID4.match(str(c.get("id")))]
     ours = [c["id"] for part in want for c in part if _UUID4.match(str(c.get("id")))]
     if not theirs or len(theirs) != len(ours):

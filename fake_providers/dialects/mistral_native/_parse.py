@@ -11,7 +11,7 @@ entry, name and arguments text from ``function``, ``index`` as sent, and the
 wire's id, except that an entry with neither a truthy index nor an id gets a
 fresh ``uuid4().hex`` (M2: an index-0 continuation gets a foreign id). An entry
 without ``function`` raises ``KeyError``, which the adapter swallows, keeping the
-entries before it. parse mints deterministic 32-hex stand-ins for those uuids,
+entries before it. parse mints deterministic uuid4-shaped 32-hex stand-ins for those uuids,
 so compare minted ids by position, never by value. langchain-core's empty
 ``chunk_position="last"`` chunk is left out. ``.astream()`` yields the same.
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +109,8 @@ class _IdMinter:
 
     def __call__(self) -> str:
         self.count += 1
-        return hashlib.sha256(self.digest + self.count.to_bytes(4, "big")).hexdigest()[:32]
+        seed = hashlib.sha256(self.digest + self.count.to_bytes(4, "big")).digest()
+        return uuid.UUID(bytes=seed[:16], version=4).hex
 
 
 def _completion_deltas(body: dict[str, Any], minted: _IdMinter) -> Deltas:
