@@ -18,7 +18,7 @@ from typing import Any
 import boto3
 import pytest
 import urllib3
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import acollect, adapter_messages, collect, quirk_id
 from botocore.config import Config
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrockConverse
@@ -78,10 +78,6 @@ LOSSY = [
 ]
 RAISES = (ConnectionError, EventStreamError, urllib3.exceptions.ProtocolError, ValueError)
 """What ChatBedrockConverse raises mid-stream here (each pinned below)."""
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
 
 
 # --- serving -----------------------------------------------------------------------------

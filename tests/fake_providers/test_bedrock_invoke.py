@@ -21,7 +21,7 @@ import anthropic
 import boto3
 import pytest
 import urllib3
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import acollect, adapter_messages, collect, quirk_id
 from botocore.config import Config
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrock
@@ -82,10 +82,6 @@ LOSSY = [
     ["close_mid_event"],
 ]
 RAISES = (EventStreamError, urllib3.exceptions.ProtocolError)
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
 
 
 # --- serving -----------------------------------------------------------------------------

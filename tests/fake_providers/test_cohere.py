@@ -16,13 +16,12 @@ import functools
 import importlib
 import json
 import operator
-import re
 from typing import Any
 
 import cohere
 import httpx
 import pytest
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import MINTED_ID, acollect, adapter_messages, by_position, collect, quirk_id
 from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
 
@@ -66,27 +65,6 @@ LOSSY: list[list[Any]] = [
     ["non_object_args"],
     ["duplicate_ids"],
 ]
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
-
-
-def by_position(items: Any) -> Any:
-    """Replace minted uuid4 ids by their order of first appearance, recursively."""
-    names: dict[str, str] = {}
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, str) and UUID.match(value):
-            return names.setdefault(value, f"<minted {len(names)}>")
-        return value
-
-    return walk(items)
 
 
 # --- serving -----------------------------------------------------------------------------
@@ -215,7 +193,7 @@ def test_chat_cohere_stream_cannot_merge_its_own_fragments() -> None:
     calls = [(c["name"], c["args"]) for c in result.tool_calls]
     assert calls == [("get_weather", {}), ("", {}), ("get_weather", {"location": "Tokyo"})]
     assert result.tool_calls[-1]["id"] == WEATHER["id"]
-    assert UUID.match(result.tool_calls[0]["id"])
+    assert MINTED_ID.match(result.tool_calls[0]["id"])
     assert result.invalid_tool_calls
     assert reference_merge(DIALECT.parse(wire.body)).calls()[-1] == plan.expected_calls()[0]
 

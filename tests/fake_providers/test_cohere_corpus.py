@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import re
 from typing import Any
 
 import pytest
-from _adapter_streams import adapter_messages
+from _adapter_streams import adapter_messages, by_position
 from _corpus import corpus_params
 from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
@@ -26,22 +25,6 @@ from tooltape.harness import Plan, reference_merge
 
 DIALECT = CohereV2Dialect()
 RECORDS = corpus_params("cohere_v2_chat")
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-
-
-def by_position(items: Any) -> Any:
-    names: dict[str, str] = {}
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, str) and UUID.match(value):
-            return names.setdefault(value, f"<minted {len(names)}>")
-        return value
-
-    return walk(items)
 
 
 def body_of(record: dict[str, Any]) -> bytes:

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 import pytest
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import acollect, adapter_messages, collect, quirk_id
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessageChunk, ToolMessage
 from langchain_google_genai import ChatGoogleGenerativeAI
@@ -91,10 +91,6 @@ LOSSY: list[list[Any]] = [
     ["partial_args"],
     [{"kind": "partial_args", "terminal": "last_partial"}],
 ]
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
 
 
 # --- the adapter ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
+from _adapter_streams import quirk_id
 from google import genai
 from google.genai import errors, types
 
@@ -45,10 +46,6 @@ QUIRK_SETS: list[list[Any]] = [
     ["signature_only_part"],
     ["finish_without_parts", "no_thought_signature"],
 ]
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
 
 
 def parts_of(chunks: list[types.GenerateContentResponse]) -> list[types.Part]:

@@ -13,12 +13,19 @@ from __future__ import annotations
 import functools
 import json
 import operator
-import re
 from typing import Any
 
 import httpx
 import pytest
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import (
+    MINTED_ID,
+    acollect,
+    adapter_messages,
+    by_position,
+    collect,
+    quirk_id,
+    without_ids,
+)
 from _corpus import corpus_records
 from langchain_core.messages import AIMessageChunk
 from langchain_mistralai import ChatMistralAI
@@ -56,31 +63,6 @@ QUIRKS: list[list[Any]] = [
     ["empty_args"],
     ["ascii_escapes"],
 ]
-HEX = re.compile(r"[0-9a-f]{32}$")
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
-
-
-def by_position(items: Any) -> Any:
-    """Replace minted 32-hex ids by their order of first appearance, recursively."""
-    names: dict[str, str] = {}
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, str) and HEX.match(value):
-            return names.setdefault(value, f"<minted {len(names)}>")
-        return value
-
-    return walk(items)
-
-
-def without_ids(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"name": c["name"], "args": c["args"]} for c in calls]
 
 
 def chat() -> ChatMistralAI:
@@ -185,7 +167,7 @@ def test_missing_id_at_index_zero_gets_a_minted_id_at_other_indexes_none() -> No
     wire = DIALECT.render(PLANS["parallel"], ["missing_id"])
     chunks, _ = stream_chat(wire)
     ids = [c["id"] for m in chunks for c in m.tool_call_chunks]
-    assert HEX.match(ids[0]) and ids[1] is None
+    assert MINTED_ID.match(ids[0]) and ids[1] is None
 
 
 @pytest.mark.parametrize("finish", ["stop", "length", "error"])

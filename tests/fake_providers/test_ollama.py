@@ -13,13 +13,20 @@ from __future__ import annotations
 import functools
 import json
 import operator
-import re
 from typing import Any
 
 import httpx
 import ollama
 import pytest
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import (
+    MINTED_ID,
+    acollect,
+    adapter_messages,
+    by_position,
+    collect,
+    quirk_id,
+    without_ids,
+)
 from langchain_core.messages import AIMessageChunk
 from langchain_ollama import ChatOllama
 
@@ -58,31 +65,6 @@ QUIRKS: list[list[Any]] = [
     ["duplicate_ids"],
     ["reemitted_calls"],
 ]
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-
-
-def quirk_id(quirks: list[Any]) -> str:
-    return "+".join(q if isinstance(q, str) else q["kind"] for q in quirks) or "none"
-
-
-def by_position(items: list[Any]) -> list[Any]:
-    """Replace minted uuid4 ids by their order of first appearance, recursively."""
-    names: dict[str, str] = {}
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        if isinstance(value, str) and UUID.match(value):
-            return names.setdefault(value, f"<minted {len(names)}>")
-        return value
-
-    return walk(items)
-
-
-def without_ids(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"name": c["name"], "args": c["args"]} for c in calls]
 
 
 # --- serving -----------------------------------------------------------------------------
@@ -110,7 +92,7 @@ def check_against_chat(wire: Wire, plan: Plan, quirks: list[Any], chunks, error)
     assert merged.invalid_tool_calls == reference.invalid_tool_calls == []
     assert merged.usage_metadata and merged.usage_metadata["output_tokens"] > 0
     calls = reference.calls()
-    assert all(UUID.match(call["id"]) for call in calls)  # ChatOllama drops the wire's ids
+    assert all(MINTED_ID.match(call["id"]) for call in calls)  # ChatOllama drops the wire's ids
     expected = without_ids(plan.expected_calls())
     if any(parse_quirk(q).kind == "reemitted_calls" for q in quirks):
         expected = [call for call in expected for _ in (0, 1)]  # each line is sent twice
@@ -250,7 +232,7 @@ def test_chat_ollama_mints_new_ids_and_never_sets_an_index() -> None:
     (tool_message,) = [c for c in chunks if c.tool_call_chunks]
     ids = [c["id"] for c in tool_message.tool_call_chunks]
     assert [c["index"] for c in tool_message.tool_call_chunks] == [None, None]
-    assert all(UUID.match(i) for i in ids) and len(set(ids)) == 2
+    assert all(MINTED_ID.match(i) for i in ids) and len(set(ids)) == 2
     assert not {"call_weather", "call_time"} & set(ids)
 
 
