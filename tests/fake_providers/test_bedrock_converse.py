@@ -15,18 +15,15 @@ import json
 import operator
 from typing import Any
 
-import boto3
 import pytest
 import urllib3
 from _adapter_streams import acollect, adapter_messages, collect, quirk_id
-from botocore.config import Config
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrockConverse
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.cassettes import bundled_scenarios
-from tooltape.fake_providers import FakeProvider, FakeProviderApp, Wire, get_dialect
-from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers import FakeProvider, Wire, get_dialect
 from tooltape.fake_providers.dialects.bedrock._converse import BedrockConverseDialect
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
@@ -83,60 +80,20 @@ RAISES = (ConnectionError, EventStreamError, urllib3.exceptions.ProtocolError, V
 # --- serving -----------------------------------------------------------------------------
 
 
-class Swap:
-    """One server per module; each test swaps in the app of its own FakeProvider."""
-
-    def __init__(self) -> None:
-        self.app: FakeProviderApp | None = None
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        assert self.app is not None
-        await self.app(scope, receive, send)
-
-
-def aws_client(url: str, service: str) -> Any:
-    return boto3.client(
-        service,
-        endpoint_url=url,
-        region_name="us-east-1",
-        aws_access_key_id="x",
-        aws_secret_access_key="x",
-        config=Config(retries={"total_max_attempts": 1}),
-    )
-
-
-@pytest.fixture(scope="module")
-def endpoint():
-    swap = Swap()
-    with serve_in_thread(swap) as url:
-        runtime, control = aws_client(url, "bedrock-runtime"), aws_client(url, "bedrock")
-        yield swap, runtime, control
-        runtime.close()
-        control.close()
-
-
 @pytest.fixture
-def serve(endpoint):
+def serve(bedrock_endpoint):
     """Queue wires on a fresh provider; return the runtime client and a chat model factory."""
-    swap, runtime, control = endpoint
 
     def serve(*wires: Wire) -> tuple[Any, Any, FakeProvider]:
         provider = FakeProvider(DIALECT)
         for wire in wires:
             provider.stream(wire)
-        swap.app = FakeProviderApp(provider)
+        bedrock_endpoint.serve(provider)
 
         def chat(plan: Plan) -> Any:
-            llm = ChatBedrockConverse(
-                model=MODEL, client=runtime, bedrock_client=control, region_name="us-east-1"
-            )
-            names = sorted({c.name for c in plan.calls}) or ["noop"]
-            schema = {"type": "object", "properties": {}}
-            return llm.bind_tools(
-                [{"name": n, "description": n, "input_schema": schema} for n in names]
-            )
+            return bedrock_endpoint.chat(ChatBedrockConverse, MODEL, [c.name for c in plan.calls])
 
-        return runtime, chat, provider
+        return bedrock_endpoint.runtime, chat, provider
 
     return serve
 

@@ -15,16 +15,13 @@ import json
 import operator
 from typing import Any
 
-import boto3
 import pytest
 from _adapter_streams import adapter_messages
 from _corpus import corpus_params
-from botocore.config import Config
 from langchain_aws import ChatBedrock, ChatBedrockConverse
 from langchain_core.messages import AIMessageChunk
 
-from tooltape.fake_providers import FakeProvider, FakeProviderApp, Wire
-from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers import FakeProvider, Wire
 from tooltape.fake_providers.dialects.bedrock._converse import BedrockConverseDialect
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
@@ -41,7 +38,6 @@ CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 FINISHES = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
 # Fields that came with newer models (2025-2026) and are absent from older recordings.
 VERSIONED = {"serverToolUsage", "cache_creation_input_tokens", "cache_read_input_tokens"}
-TOOLS = [{"name": "any_tool", "description": "d", "input_schema": {"type": "object"}}]
 
 
 def body_of(record: dict[str, Any]) -> bytes:
@@ -60,47 +56,22 @@ def inner_events(body: bytes) -> list[dict[str, Any]]:
 # --- parse() equals the adapter on the recorded bytes ------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def endpoint():
-    holder: dict[str, FakeProviderApp] = {}
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await holder["app"](scope, receive, send)
-
-    def client(url: str, service: str) -> Any:
-        config = Config(retries={"total_max_attempts": 1})
-        return boto3.client(
-            service,
-            endpoint_url=url,
-            region_name="us-east-1",
-            aws_access_key_id="x",
-            aws_secret_access_key="x",
-            config=config,
-        )
-
-    with serve_in_thread(app) as url:
-        runtime, control = client(url, "bedrock-runtime"), client(url, "bedrock")
-        yield holder, runtime, control
-        runtime.close()
-        control.close()
-
-
 def adapter_deltas(chunks: list[AIMessageChunk]) -> list[list[Any]]:
     return [chunk.tool_call_chunks for chunk in adapter_messages(chunks)]
 
 
 def replay(endpoint, dialect, body: bytes, chat_class, model: str) -> list[AIMessageChunk]:
-    holder, runtime, control = endpoint
     wire = Wire(reads=(body,), headers=(("content-type", EVENTSTREAM_MEDIA_TYPE),))
-    holder["app"] = FakeProviderApp(FakeProvider(dialect).stream(wire))
-    llm = chat_class(model=model, client=runtime, bedrock_client=control, region_name="us-east-1")
-    return list(llm.bind_tools(TOOLS).stream("hi"))
+    endpoint.serve(FakeProvider(dialect).stream(wire))
+    return list(endpoint.chat(chat_class, model, ["any_tool"]).stream("hi"))
 
 
 @pytest.mark.parametrize("record", CONVERSE_RECORDS)
-def test_parse_equals_chat_bedrock_converse_on_recording(endpoint, record):
+def test_parse_equals_chat_bedrock_converse_on_recording(bedrock_endpoint, record):
     body = body_of(record)
-    chunks = replay(endpoint, CONVERSE, body, ChatBedrockConverse, record["observed"]["model"])
+    chunks = replay(
+        bedrock_endpoint, CONVERSE, body, ChatBedrockConverse, record["observed"]["model"]
+    )
     parsed = CONVERSE.parse(body)
     assert adapter_deltas(chunks) == parsed
     merged = functools.reduce(operator.add, chunks)
@@ -114,9 +85,9 @@ def test_parse_equals_chat_bedrock_converse_on_recording(endpoint, record):
 
 
 @pytest.mark.parametrize("record", INVOKE_RECORDS)
-def test_parse_equals_chat_bedrock_on_recording(endpoint, record):
+def test_parse_equals_chat_bedrock_on_recording(bedrock_endpoint, record):
     body = body_of(record)
-    chunks = replay(endpoint, INVOKE, body, ChatBedrock, CLAUDE)
+    chunks = replay(bedrock_endpoint, INVOKE, body, ChatBedrock, CLAUDE)
     parsed = INVOKE.parse(body)
     assert adapter_deltas(chunks) == parsed
     assert len(reference_merge(parsed).tool_calls) == record["observed"]["client_calls"]

@@ -11,15 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import boto3
 import pytest
-from botocore.config import Config
 from botocore.exceptions import ClientError, EventStreamError
 from langchain_aws import ChatBedrock, ChatBedrockConverse
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from tooltape.fake_providers import FakeProvider, FakeProviderApp, ProviderRequest
-from tooltape.fake_providers._server import serve_in_thread
+from tooltape.fake_providers import FakeProvider, ProviderRequest
 from tooltape.fake_providers.dialects.bedrock._converse import (
     BedrockConverseDialect,
     bedrock_exception_wire,
@@ -214,35 +211,15 @@ def test_invoke_passes_claudes_text_through_unwrapped():
 # --- what botocore and langchain-aws raise ---------------------------------------------------
 
 
-def aws_client(url: str) -> Any:
-    return boto3.client(
-        "bedrock-runtime",
-        endpoint_url=url,
-        region_name="us-east-1",
-        aws_access_key_id="x",
-        aws_secret_access_key="x",
-        config=Config(retries={"total_max_attempts": 1}),
-    )
-
-
 @pytest.fixture
-def served():
-    """A server for one provider; yields ``(provider, runtime client, control client)``."""
-    holder: dict[str, FakeProviderApp] = {}
+def served(bedrock_endpoint):
+    """Serve one provider; returns ``(provider, runtime client, control client)``."""
 
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await holder["app"](scope, receive, send)
+    def serve(provider: FakeProvider) -> tuple[FakeProvider, Any, Any]:
+        bedrock_endpoint.serve(provider)
+        return provider, bedrock_endpoint.runtime, bedrock_endpoint.control
 
-    with serve_in_thread(app) as url:
-        runtime, control = aws_client(url), aws_client(url)
-
-        def serve(provider: FakeProvider) -> tuple[FakeProvider, Any, Any]:
-            holder["app"] = FakeProviderApp(provider)
-            return provider, runtime, control
-
-        yield serve
-        runtime.close()
-        control.close()
+    return serve
 
 
 def test_botocore_raises_client_error_with_the_message(served):
