@@ -21,32 +21,18 @@ import anthropic
 import httpx2
 import pytest
 from _adapter_streams import acollect, adapter_messages, collect
+from _plans import sample_plans
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, decode_sse
 from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
-from tooltape.harness import Plan, PlannedCall, Stage, parse_quirk, reference_merge
+from tooltape.harness import Plan, Stage, parse_quirk, reference_merge
 from tooltape.harness._quirks import _REGISTRY
 
 DIALECT = AnthropicMessagesDialect()
-WEATHER = PlannedCall(name="get_weather", args={"city": "Paris", "days": 3}, id="toolu_01A")
-TIME = PlannedCall(name="get_time", args={"tz": "Europe/Paris"}, id="toolu_01B")
-PLANS = {
-    "single": Plan(calls=[WEATHER]),
-    "two_calls": Plan(calls=[WEATHER, TIME]),
-    "text_then_call": Plan(text_before="Let me check the weather for you.", calls=[WEATHER]),
-    "thinking_text_call": Plan(
-        reasoning="The user wants the weather in Paris.",
-        text_before="Checking.",
-        calls=[WEATHER, TIME],
-        text_after="Back soon.",
-    ),
-    "non_ascii": Plan(
-        calls=[{"name": "say", "args": {"text": "Zürich 北京 😀"}, "id": "toolu_01C"}]
-    ),
-    "empty_args": Plan(calls=[{"name": "ping_server", "args": {}, "id": "toolu_01D"}]),
-}
+PLANS = sample_plans("toolu_01")
+WEATHER, TIME = PLANS["two_calls"].calls
 LOSSLESS = [
     [],
     ["ping_events"],

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import urllib3
 from _adapter_streams import acollect, adapter_messages, collect, quirk_id
+from _plans import sample_plans
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrockConverse
 from langchain_core.messages import AIMessageChunk
@@ -30,27 +31,12 @@ from tooltape.fake_providers.dialects.bedrock._eventstream import (
     decode_eventstream,
     encode_eventstream_message,
 )
-from tooltape.harness import Plan, PlannedCall, TooltapeUsageError, parse_quirk, reference_merge
+from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
 
 DIALECT = BedrockConverseDialect()
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
-WEATHER = PlannedCall(name="get_weather", args={"city": "Paris", "days": 3}, id="tooluse_01A")
-TIME = PlannedCall(name="get_time", args={"tz": "Europe/Paris"}, id="tooluse_01B")
-PLANS = {
-    "single": Plan(calls=[WEATHER]),
-    "two_calls": Plan(calls=[WEATHER, TIME]),
-    "text_then_call": Plan(text_before="Let me check the weather for you.", calls=[WEATHER]),
-    "thinking_text_call": Plan(
-        reasoning="The user wants the weather in Paris.",
-        text_before="Checking.",
-        calls=[WEATHER, TIME],
-        text_after="Back soon.",
-    ),
-    "non_ascii": Plan(
-        calls=[{"name": "say", "args": {"text": "Zürich 北京 😀"}, "id": "tooluse_01C"}]
-    ),
-    "empty_args": Plan(calls=[{"name": "ping_server", "args": {}, "id": "tooluse_01D"}]),
-}
+PLANS = sample_plans("tooluse_01")
+WEATHER, TIME = PLANS["two_calls"].calls
 LOSSLESS = [
     [],
     ["no_empty_tool_input"],
