@@ -13,8 +13,9 @@ The bundled library holds every scenario recorded in every dialect
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
+
+from tooltape.harness._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.cassettes._convert import (
@@ -161,15 +162,4 @@ _LAZY: dict[str, str] = {
 
 
 if not _typing.TYPE_CHECKING:  # mypy reads the imports above; a typo stays an error
-
-    def __getattr__(name: str) -> _typing.Any:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value  # the next lookup is a plain attribute
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())

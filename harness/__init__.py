@@ -9,8 +9,9 @@ Names load on first use (PEP 562): importing the package imports neither
 langchain-core (whose messages module pulls in ``requests``) nor Hypothesis.
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from tooltape.harness._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.harness._agent_checks import (
@@ -328,15 +329,4 @@ _LAZY: dict[str, str] = {
 """Which private module defines each public name."""
 
 if not _typing.TYPE_CHECKING:  # mypy reads the imports above; a typo stays an error
-
-    def __getattr__(name: str) -> _typing.Any:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
