@@ -21,6 +21,7 @@ from tooltape.harness._lazy import lazy_exports as _lazy_exports
 if _typing.TYPE_CHECKING:
     from tooltape.fake_providers._asgi import FakeProviderApp
     from tooltape.fake_providers._body import BodyProblem
+    from tooltape.fake_providers._call_ids import IdShape
     from tooltape.fake_providers._chat_model import (
         FakeHistoryRejected,
         FakeStreamError,
@@ -54,6 +55,7 @@ __all__ = [
     "FakeStreamError",
     "FakeToolStreamingModel",
     "FakeTransport",
+    "IdShape",
     "ProviderError",
     "ProviderEvent",
     "ProviderRequest",
@@ -80,6 +82,7 @@ __all__ = [
 _LAZY: dict[str, str] = {
     "FakeProviderApp": "_asgi",
     "BodyProblem": "_body",
+    "IdShape": "_call_ids",
     "FakeHistoryRejected": "_chat_model",
     "FakeStreamError": "_chat_model",
     "FakeToolStreamingModel": "_chat_model",

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import pytest
 
-from tooltape.fake_providers import Dialect, dialect_names, get_dialect
+from tooltape.fake_providers import Dialect, IdShape, dialect_names, get_dialect
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._wire import ProviderError
 from tooltape.fake_providers.dialects import BUNDLED_DIALECTS
@@ -95,6 +95,17 @@ def _renders_and_parses(dialect: Dialect) -> str | None:
     return None if "get_weather" in "".join(names) else f"parse(render(plan)) names {names}"
 
 
+def _call_id_format(dialect: Dialect) -> str | None:
+    shape = dialect.call_id_format
+    if not isinstance(shape, IdShape):
+        return f"`call_id_format` is {shape!r}, not an IdShape (how the provider mints ids)"
+    numbered = PLAN.model_copy(update={"calls": (PlannedCall(name="get_weather", args={}),)})
+    minted = dialect.planned_calls(numbered, seed=7)[0]["id"]
+    if minted == "call_0" or minted != dialect.planned_calls(numbered, seed=7)[0]["id"]:
+        return f"a numbered id is sent as {minted!r}, not minted deterministically"
+    return None
+
+
 class _Unheard(Quirk):
     """A tool-chunk quirk no dialect knows (``kind`` has no default, so it never registers)."""
 
@@ -110,6 +121,7 @@ DECLARATIONS: dict[str, Check] = {
     "expresses / cannot_express (every tool-chunk quirk)": _tool_chunk_quirks,
     "event_quirks": _event_quirks,
     "body_error": _body_error,
+    "call_id_format": _call_id_format,
     "render and parse agree": _renders_and_parses,
 }
 """What every dialect must declare; add the check of a new declaration here."""

@@ -20,6 +20,7 @@ FACADE = [
     "FakeStreamError",
     "FakeToolStreamingModel",
     "FakeTransport",
+    "IdShape",
     "ProviderError",
     "ProviderEvent",
     "ProviderRequest",
