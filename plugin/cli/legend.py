@@ -31,6 +31,7 @@ SUBJECT_KEYS = {
     "langchain-ollama": "L",
     "langchain-cohere": "C",
     "langchain-aws": "W",
+    "langchain-mistralai": "T",
     "litellm": "M",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
