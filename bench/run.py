@@ -10,13 +10,14 @@
 3. serve: ``tooltape serve`` (the console script, a real server on 127.0.0.1) streaming a
    10 MB body to an httpx2 client: events per second, MB per second, server memory;
 4. matrix: what one ``tooltape matrix`` cell costs per stream vs streaming the same wire
-   into the bare adapter over an httpx2 MockTransport;
+   into the bare adapter over an httpx2 MockTransport, in CPU time, 21 rounds run in
+   turns: the median ratio and its spread (min, max);
 5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present;
 6. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
    parallel tool calls (a name event and an argument event each), against one tenth
    of it: the time ratio shows the scaling (10x is linear), and the peak memory.
 
-Times are the best of a few repeats (wall clock); the machine is whatever runs it.
+Other times are the best of a few repeats (wall clock); the machine is whatever runs it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import functools
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -254,18 +256,40 @@ def _bare_chat_openai(wire: Any) -> Callable[[], Any]:
     return run
 
 
-def _interleaved(
-    a: Callable[[], object], b: Callable[[], object], repeat: int
-) -> tuple[float, float]:
-    """The best times of ``a`` and ``b`` run in turns, so both see the same machine load."""
-    best_a = best_b = float("inf")
-    for _ in range(repeat):
-        best_a = min(best_a, _timed(a, 1))
-        best_b = min(best_b, _timed(b, 1))
-    return best_a, best_b
+def _cpu(fn: Callable[[], object]) -> float:
+    """CPU seconds of one call (this process only: other engineers' load is not counted)."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
 
 
-def matrix(repeat: int) -> list[Row]:
+def _paired_rounds(
+    a: Callable[[], object], b: Callable[[], object], rounds: int
+) -> list[tuple[float, float]]:
+    """``rounds`` pairs of CPU times, ``a`` and ``b`` run in turns (A B, B A, A B, ...).
+
+    Each ratio compares two runs made a moment apart, so a load change between
+    rounds moves both sides; swapping the order every round cancels the cost of
+    going first (a cold cache, a pending garbage collection).
+    """
+    pairs = []
+    for n in range(rounds):
+        if n % 2:
+            time_b = _cpu(b)
+            time_a = _cpu(a)
+        else:
+            time_a = _cpu(a)
+            time_b = _cpu(b)
+        pairs.append((time_a, time_b))
+    return pairs
+
+
+def _spread(ratios: list[float]) -> str:
+    """``median (min-max)`` of per-round ratios."""
+    return f"{statistics.median(ratios):.2f}x (min {min(ratios):.2f}x, max {max(ratios):.2f}x)"
+
+
+def matrix(rounds: int) -> list[Row]:
     from tooltape.plugin.cli.expect import Expectations
     from tooltape.plugin.cli.matrix_run import run_matrix
 
@@ -291,13 +315,17 @@ def matrix(repeat: int) -> list[Row]:
 
     whole()  # build the chat model and warm imports once
     bare()
-    matrix_time, bare_time = _interleaved(whole, bare, repeat)
+    pairs = _paired_rounds(whole, bare, rounds)
+    ratios = [m / b for m, b in pairs]
     n = len(wires)
+    matrix_time = statistics.median(m for m, _ in pairs)
+    bare_time = statistics.median(b for _, b in pairs)
     return [
         (
-            f"matrix: openai_chat x langchain-openai, {n} scenarios, per stream",
+            f"matrix: openai_chat x langchain-openai, {n} scenarios, per stream, CPU time, "
+            f"median of {rounds} interleaved rounds",
             f"{matrix_time / n * 1000:.1f} ms (render, parse, reference, stream, compare)",
-            f"{matrix_time / bare_time:.2f}x",
+            _spread(ratios),
         ),
         (
             "matrix: bare ChatOpenAI.stream() on httpx2 MockTransport, same wires, per stream",
@@ -379,7 +407,7 @@ def main() -> None:
         functools.partial(hazards, 1_000 if quick else 8_000),
         functools.partial(fuzzing, 50 if quick else 200),
         functools.partial(serve, 1 if quick else 10),
-        functools.partial(matrix, 1 if quick else 5),
+        functools.partial(matrix, 3 if quick else 21),
         replay,
         functools.partial(inspect_many, 10_000 if quick else 100_000),
     ]
