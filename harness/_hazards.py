@@ -14,6 +14,16 @@ Kinds:
 ``orphan_fragment``
     A chunk with no name became a call or an invalid call on its own: a
     continuation fragment that nothing could join (no index, or index reuse).
+``shared_index``
+    A named call shares its index with an earlier call. langchain-core's
+    ``merge_lists`` joins each later chunk to the *first* chunk on its index whose
+    id does not conflict (the same id, or either id missing), so a fragment with no
+    id meant for the second call lands on the first: its args glue on, or its name
+    is concatenated to the first call's (``None + "add"`` gives ``"add"``), which
+    swaps the names of two calls streamed with ``late_name`` and whole arguments.
+    It also stands for one call whose id changed while its name was repeated:
+    langchain-core split it in two. The merge is right only if every chunk after
+    the second call began carried its call's id.
 ``missing_id``
     A valid call has no id (``None`` or ``""``): its result cannot be paired.
 ``duplicate_id``
@@ -153,14 +163,18 @@ class _Lanes:
 
     The first earlier chunk on the same index with an id other than ``call_id``
     carries one of the first two distinct ids seen there, so two are kept per index.
+    ``taken`` holds every index langchain-core merges on that some chunk holds.
     """
 
     def __init__(self) -> None:
         self.ids: dict[Any, list[Any]] = {}
         self.unhashable: list[tuple[Any, Any]] = []
+        self.taken: set[int | str] = set()
 
     def add(self, chunk: ToolCallChunk) -> None:
         index, call_id = chunk.get("index"), chunk.get("id")
+        if _merges_on(index):
+            self.taken.add(index)
         if index is None or not call_id:
             return
         try:
@@ -171,6 +185,10 @@ class _Lanes:
         if len(ids) < 2 and call_id not in ids:
             ids.append(call_id)
 
+    def is_taken(self, index: Any) -> bool:
+        """Whether an earlier chunk holds ``index`` and langchain-core merges on it."""
+        return _merges_on(index) and index in self.taken
+
     def sibling_id(self, index: Any, call_id: Any) -> Any:
         """The id of the first earlier chunk on ``index`` whose id is set and not ``call_id``."""
         if index is None:
@@ -180,6 +198,11 @@ class _Lanes:
         except TypeError:
             ids = [other for at, other in self.unhashable if at == index]
         return next((other for other in ids if other != call_id), None)
+
+
+def _merges_on(index: Any) -> bool:
+    """Whether ``merge_lists`` merges chunks on ``index`` (an int, or a string ``lc_...``)."""
+    return isinstance(index, int) or (isinstance(index, str) and index.startswith("lc_"))
 
 
 def _chunk_hazards(
@@ -208,6 +231,14 @@ def _chunk_hazards(
                 call_id=call_id,
                 detail=f"name {name!r} is {base!r} repeated; the provider sent the name "
                 "on every chunk",
+            )
+        if lanes.is_taken(chunk.get("index")):
+            yield Hazard(
+                kind="shared_index",
+                position=position,
+                call_id=call_id,
+                detail=f"{name!r} shares index {chunk.get('index')!r} with an earlier call; "
+                "langchain-core joins any later chunk without an id to the first call there",
             )
         return
     sibling_id = lanes.sibling_id(chunk.get("index"), call_id)

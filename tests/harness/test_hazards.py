@@ -1,11 +1,14 @@
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
+    MergeMismatch,
     Plan,
+    Scenario,
+    check_merger,
     find_hazards,
     is_repeated_name,
     merge_result_from_message,
@@ -150,3 +153,83 @@ def test_validity_in_one_message_is_each_chunks_own(chunks):
     chunks = [c for c in chunks if not isinstance(c["index"], str)]  # langchain-core rejects them
     alone = [bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls) for c in chunks]
     assert _validity(chunks) == alone
+
+
+# --- shared_index: two calls on one index -----------------------------------------------
+
+_SWAP_QUIRKS = ["whole_call", "late_name", "shared_index", "pack_fragments"]
+
+
+def test_names_swapped_on_a_shared_index_are_a_hazard():
+    # Each message holds [args + id, late name without id], all on index 0. The second
+    # message's name has no id, so langchain-core joins it to the FIRST chunk on index 0:
+    # call_0 is named "add" and call_1, whose id-less name chunk merged first, "get_weather".
+    result = reference_merge(stream_plan(PLAN, _SWAP_QUIRKS))
+    assert [c["name"] for c in result.calls()] == ["add", "get_weather"]
+    assert [c["name"] for c in PLAN.expected_calls()] == ["get_weather", "add"]
+    (hazard,) = result.hazards
+    assert (hazard.kind, hazard.position, hazard.call_id) == ("shared_index", 1, "call_1")
+    assert "shares index 0 with an earlier call" in hazard.detail
+
+
+def test_shared_index_is_reported_on_named_chunks_only():
+    chunks = [
+        tool_call_chunk(name="f", args="{}", id="a", index=0),
+        tool_call_chunk(name=None, args="{}", id="b", index=0),  # id_changed, not both
+        tool_call_chunk(name="g", args="{}", id="c", index=0),
+        tool_call_chunk(name="h", args="{}", id="d", index=None),  # never merged
+        tool_call_chunk(name="h", args="{}", id="e", index=None),
+        tool_call_chunk(name="k", args="{}", id="x", index=1),
+    ]
+    kinds = [(h.position, h.kind) for h in find_hazards(chunks)]
+    assert kinds == [(1, "id_changed"), (2, "shared_index")]
+
+
+def test_check_merger_labels_the_swap_as_langchain_cores_hazard():
+    # A merger that recovers the plan differs from langchain-core only where it has the
+    # hazard: the finding is ambiguous, and the plan policy accepts the merger.
+    swap = Scenario(name="swap", description="d", plan=PLAN, quirks=_SWAP_QUIRKS)
+
+    def planned(deltas):
+        return PLAN.expected_calls()
+
+    options = {
+        "scenarios": [swap],
+        "plans_strategy": st.just(PLAN),
+        "quirks_strategy": st.just(list(_SWAP_QUIRKS)),
+        "max_examples": 5,
+    }
+    with pytest.raises(MergeMismatch) as error:
+        check_merger(planned, **options)
+    first_line = str(error.value).splitlines()[0]
+    assert "where langchain-core joins id-less chunks to the first of two calls" in first_line
+    assert "(shared_index)" in first_line
+    check_merger(planned, on_reference_hazard="plan", **options)
+
+
+def _wire_view(stream):
+    """The plan's calls, with the ids the stream never carries left out (None).
+
+    ``late_id`` with ``changing_id`` can send only the changed id: no merge can
+    return the planned one, and langchain-core keeps the id it was given.
+    """
+    on_wire = {chunk.get("id") for message in stream.deltas() for chunk in message}
+    return [
+        {**c, "id": c["id"] if c["id"] in on_wire else None} for c in stream.plan.expected_calls()
+    ]
+
+
+@given(planned_streams())
+def test_a_merge_that_misses_the_plan_always_has_a_hazard(stream):
+    kinds = {quirk.kind for quirk in stream.quirks}
+    # Known gap: a call cut over index-less chunks that each carry the name and a new id
+    # merges into one valid call per chunk, indistinguishable from separate calls.
+    assume(not {"no_index", "repeat_name", "changing_id"} <= kinds)
+    result = reference_merge(stream)
+    want = _wire_view(stream)
+    got = [
+        {**call, "id": None} if n < len(want) and want[n]["id"] is None else call
+        for n, call in enumerate(result.calls())
+    ]
+    if got != want:
+        assert result.hazards, (got, want)
