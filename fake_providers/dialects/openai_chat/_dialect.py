@@ -241,15 +241,17 @@ class _Envelope:
         return choice
 
 
-def _tool_entry(fragment: Fragment, quirks: EventQuirks) -> dict[str, Any]:
-    """One ``tool_calls`` entry: a key per field the fragment puts on the wire."""
-    nulls = quirks.has(NullContinuationFields)
+def _tool_entry(fragment: Fragment, nulls: bool, typed: bool) -> dict[str, Any]:
+    """One ``tool_calls`` entry: a key per field the fragment puts on the wire.
+
+    ``nulls``: :class:`NullContinuationFields` was asked for; ``typed``: :class:`TypeOnEveryChunk`.
+    """
     entry: dict[str, Any] = {}
     if fragment.index is not None:
         entry["index"] = fragment.index
     if fragment.id is not None or nulls:
         entry["id"] = fragment.id
-    if fragment.id is not None or quirks.has(TypeOnEveryChunk):
+    if fragment.id is not None or typed:
         entry["type"] = "function"
     function: dict[str, Any] = {}
     if fragment.name is not None or nulls:
@@ -274,7 +276,8 @@ def _choice_deltas(stream: PlannedStream, quirks: EventQuirks) -> list[dict[str,
     if field:
         deltas += [{"content": None, field: piece} for piece in _PIECE.findall(plan.reasoning)]
     deltas += [_content(piece, field) for piece in _PIECE.findall(plan.text_before)]
-    messages = [{"tool_calls": [_tool_entry(f, quirks) for f in m]} for m in stream.messages]
+    nulls, typed = quirks.has(NullContinuationFields), quirks.has(TypeOnEveryChunk)
+    messages = [{"tool_calls": [_tool_entry(f, nulls, typed) for f in m]} for m in stream.messages]
     on_role = quirks.get(FirstCallOnRoleChunk)
     if on_role is not None and messages and len(deltas) == 1:
         role.update(messages.pop(0))
