@@ -47,7 +47,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.harness._index_routing import Guess, guessed_joins
+from tooltape.harness._index_routing import Guess, guessed_joins, shares_an_index
 from tooltape.harness._models import Hazard
 
 __all__ = ["find_hazards", "is_repeated_name"]
@@ -127,7 +127,7 @@ def find_hazards(
     lanes = _Lanes()
     if valid is None:
         valid = _validity(chunks)
-    guesses = guessed_joins(stream) if stream is not None else {}
+    guesses = guessed_joins(stream) if stream is not None and shares_an_index(chunks) else {}
     for position, chunk in enumerate(chunks):
         is_valid = valid[position]
         hazards.extend(_chunk_hazards(position, chunk, lanes, known, is_valid))

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Guess", "guessed_joins"]
+__all__ = ["Guess", "guessed_joins", "shares_an_index"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,22 @@ class _Index:
 def _merges_on(index: Any) -> bool:
     """Whether ``merge_lists`` joins chunks on ``index`` (an int, or a string ``lc_...``)."""
     return isinstance(index, int) or (isinstance(index, str) and index.startswith("lc_"))
+
+
+def shares_an_index(merged: Iterable[Any]) -> bool:
+    """Whether two merged chunks hold one index: without that, no join was ever a guess.
+
+    A merge only appends chunks and never changes an index, so an index that holds
+    one merged chunk at the end held at most one all along.
+    """
+    seen: set[Any] = set()
+    for chunk in merged:
+        index = chunk.get("index")
+        if _merges_on(index):
+            if index in seen:
+                return True
+            seen.add(index)
+    return False
 
 
 def guessed_joins(messages: Sequence[Iterable[Any]]) -> dict[int, Guess]:

@@ -18,7 +18,7 @@ from tooltape.harness import (
     stream_plan,
 )
 from tooltape.harness._hazards import _Lanes, _validity
-from tooltape.harness._index_routing import guessed_joins
+from tooltape.harness._index_routing import guessed_joins, shares_an_index
 from tooltape.harness.strategies import planned_streams
 
 PLAN = Plan(
@@ -265,3 +265,11 @@ def test_a_merge_that_misses_the_plan_always_has_a_hazard(stream):
     result = reference_merge(stream)
     if _wire_view(result.calls(), stream) != _wire_view(stream.plan.expected_calls(), stream):
         assert result.hazards
+
+
+@given(planned_streams())
+def test_guesses_need_an_index_two_merged_calls_hold(stream):
+    rows = stream.deltas()
+    chunks = reference_merge(stream).chunks
+    if not shares_an_index(chunks):
+        assert guessed_joins(rows) == {}
