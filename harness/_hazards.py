@@ -131,7 +131,7 @@ def find_hazards(
     for position, chunk in enumerate(chunks):
         is_valid = valid[position]
         hazards.extend(_chunk_hazards(position, chunk, lanes, known, is_valid))
-        if position in guesses:
+        if guesses and position in guesses:
             hazards.append(_shared_index(guesses[position], chunk))
         lanes.add(chunk)
         call_id, name = chunk.get("id"), chunk.get("name")
@@ -244,7 +244,8 @@ def _chunk_hazards(
                 detail=f"name {name!r} is {base!r} repeated; the provider sent the name "
                 "on every chunk",
             )
-        bare_id = lanes.bare_id(chunk.get("index"), name, call_id) if call_id else None
+        known_bare = call_id and lanes.bare
+        bare_id = lanes.bare_id(chunk.get("index"), name, call_id) if known_bare else None
         if bare_id is not None:
             yield Hazard(
                 kind="id_changed",
