@@ -10,13 +10,14 @@
 3. serve: ``tooltape serve`` (the console script, a real server on 127.0.0.1) streaming a
    10 MB body to an httpx2 client: events per second, MB per second, server memory;
 4. matrix: what one ``tooltape matrix`` cell costs per stream vs streaming the same wire
-   into the bare adapter over an httpx2 MockTransport;
+   into the bare adapter over an httpx2 MockTransport, in CPU time, 21 rounds, each
+   bare stream run next to its cell: the median ratio and its spread (min, max);
 5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present;
 6. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
    parallel tool calls (a name event and an argument event each), against one tenth
    of it: the time ratio shows the scaling (10x is linear), and the peak memory.
 
-Times are the best of a few repeats (wall clock); the machine is whatever runs it.
+Other times are the best of a few repeats (wall clock); the machine is whatever runs it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import functools
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -254,50 +256,97 @@ def _bare_chat_openai(wire: Any) -> Callable[[], Any]:
     return run
 
 
-def _interleaved(
-    a: Callable[[], object], b: Callable[[], object], repeat: int
-) -> tuple[float, float]:
-    """The best times of ``a`` and ``b`` run in turns, so both see the same machine load."""
-    best_a = best_b = float("inf")
-    for _ in range(repeat):
-        best_a = min(best_a, _timed(a, 1))
-        best_b = min(best_b, _timed(b, 1))
-    return best_a, best_b
+def _cpu(fn: Callable[[], object]) -> float:
+    """CPU seconds of one call (this process only: other engineers' load is not counted)."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
 
 
-def matrix(repeat: int) -> list[Row]:
+def _cell_rounds(
+    scenarios: list[Any], bare: list[Callable[[], object] | None], rounds: int
+) -> list[tuple[float, float]]:
+    """Per round, the CPU time of a whole matrix run and of the bare streams, cell by cell.
+
+    The bare stream of a scenario runs next to its cell (after it in even rounds,
+    before it in odd ones), so the two sides of a ratio are never more than one
+    cell apart: a load change on the shared machine moves both, and neither side
+    always goes first. The matrix side is everything ``run_matrix`` spends between
+    its cells (set-up, render, parse, reference, stream, compare, judge).
+    """
     from tooltape.plugin.cli.expect import Expectations
     from tooltape.plugin.cli.matrix_run import run_matrix
 
+    pairs = []
+    for n in range(rounds):
+        clock = _CellClock(bare, ahead=n % 2)
+        run_matrix(
+            scenarios, ["openai_chat"], ["langchain-openai"], Expectations((), "bench"), clock.cell
+        )
+        pairs.append(clock.stop())
+    return pairs
+
+
+class _CellClock:
+    """Splits a matrix run's CPU time at its cells and runs each cell's bare stream there."""
+
+    def __init__(self, bare: list[Callable[[], object] | None], ahead: int) -> None:
+        self.bare, self.ahead = bare, ahead  # ahead=1: the next cell's bare stream, before it
+        self.cells = 0
+        self.matrix_time = 0.0
+        self.bare_time = self._run_bare(0) if ahead else 0.0
+        self.mark = time.process_time()
+
+    def _run_bare(self, index: int) -> float:
+        run = self.bare[index] if index < len(self.bare) else None
+        if run is None:
+            return 0.0
+        start = time.process_time()
+        with contextlib.suppress(Exception):  # the error scenarios raise, as in the matrix
+            run()
+        return time.process_time() - start
+
+    def cell(self, _cell: object) -> None:
+        self.matrix_time += time.process_time() - self.mark
+        self.bare_time += self._run_bare(self.cells + self.ahead)
+        self.cells += 1
+        self.mark = time.process_time()
+
+    def stop(self) -> tuple[float, float]:
+        self.matrix_time += time.process_time() - self.mark
+        return self.matrix_time, self.bare_time
+
+
+def _spread(ratios: list[float]) -> str:
+    """``median (min-max)`` of per-round ratios."""
+    return f"{statistics.median(ratios):.2f}x (min {min(ratios):.2f}x, max {max(ratios):.2f}x)"
+
+
+def matrix(rounds: int) -> list[Row]:
     dialect = get_dialect("openai_chat")
     scenarios = [
         s for s in bundled_scenarios() if s.plan.effective_finish in ("tool_calls", "stop")
     ]
-    wires = []
+    bare: list[Callable[[], object] | None] = []
     for scenario in scenarios:
         try:
-            wires.append(dialect.render(scenario.plan, scenario.quirks, scenario.seed))
+            wire = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
         except Exception:
+            bare.append(None)  # the matrix skips it too (after trying to render it)
             continue
-    bare_runs = [_bare_chat_openai(wire) for wire in wires]
-
-    def bare() -> None:
-        for run in bare_runs:
-            with contextlib.suppress(Exception):  # the error scenarios raise, as in the matrix
-                run()
-
-    def whole() -> None:
-        run_matrix(scenarios, ["openai_chat"], ["langchain-openai"], Expectations((), "bench"))
-
-    whole()  # build the chat model and warm imports once
-    bare()
-    matrix_time, bare_time = _interleaved(whole, bare, repeat)
-    n = len(wires)
+        bare.append(_bare_chat_openai(wire))
+    _cell_rounds(scenarios, bare, 1)  # build the chat model and warm imports once
+    pairs = _cell_rounds(scenarios, bare, rounds)
+    ratios = [m / b for m, b in pairs]
+    n = sum(run is not None for run in bare)
+    matrix_time = statistics.median(m for m, _ in pairs)
+    bare_time = statistics.median(b for _, b in pairs)
     return [
         (
-            f"matrix: openai_chat x langchain-openai, {n} scenarios, per stream",
+            f"matrix: openai_chat x langchain-openai, {n} scenarios, per stream, CPU time, "
+            f"median of {rounds} rounds interleaved cell by cell",
             f"{matrix_time / n * 1000:.1f} ms (render, parse, reference, stream, compare)",
-            f"{matrix_time / bare_time:.2f}x",
+            _spread(ratios),
         ),
         (
             "matrix: bare ChatOpenAI.stream() on httpx2 MockTransport, same wires, per stream",
@@ -379,7 +428,7 @@ def main() -> None:
         functools.partial(hazards, 1_000 if quick else 8_000),
         functools.partial(fuzzing, 50 if quick else 200),
         functools.partial(serve, 1 if quick else 10),
-        functools.partial(matrix, 1 if quick else 5),
+        functools.partial(matrix, 3 if quick else 21),
         replay,
         functools.partial(inspect_many, 10_000 if quick else 100_000),
     ]

@@ -24,6 +24,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import IdShape, mint_call_id, with_provider_ids
 from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._integration import Integration
+from tooltape.fake_providers._sse import encode_ndjson, encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
 from tooltape.harness._errors import TooltapeUsageError
@@ -226,8 +227,6 @@ class Dialect(Integration, ABC):
 
     def frame(self, event: ProviderEvent) -> bytes:
         """Encode one event in this dialect's framing."""
-        from tooltape.fake_providers._sse import encode_ndjson, encode_sse
-
         if self.framing == "ndjson":
             if isinstance(event.data, str):
                 return (event.data + "\n").encode()

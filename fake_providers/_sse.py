@@ -44,14 +44,14 @@ class SSEEvent:
         return json.loads(self.data)
 
 
+# Real providers send non-ASCII as raw UTF-8, not as \u escapes. One encoder for every
+# event: ``json.dumps`` with options builds a new one per call.
+_compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def encode_sse(data: str | dict[str, Any], event: str | None = None) -> bytes:
     """Frame one event as OpenAI and Anthropic do: ``event:`` line, ``data:`` line, blank line."""
-    # Real providers send non-ASCII as raw UTF-8, not as \u escapes.
-    text = (
-        data
-        if isinstance(data, str)
-        else json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    )
+    text = data if isinstance(data, str) else _compact_json(data)
     head = f"event: {event}\n" if event is not None else ""
     return f"{head}data: {text}\n\n".encode()
 

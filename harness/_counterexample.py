@@ -37,6 +37,7 @@ _DOES = {
     "repeated_name": "concatenates a name the provider repeated on every chunk",
     "id_changed": "splits a call whose id changed into two calls",
     "orphan_fragment": "turns an orphan fragment into a call of its own",
+    "shared_index": "joins id-less chunks to the first of two calls sharing an index",
     "missing_id": "keeps a call that has no id",
     "duplicate_id": "keeps two calls that share an id",
     "invalid_call": "drops a call whose arguments are not a JSON object",

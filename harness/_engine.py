@@ -17,6 +17,10 @@ __all__ = ["Draft", "stream_plan"]
 
 QuirkLike = Quirk | str | dict[str, Any]
 
+_STAGES = tuple(Stage)  # iterating the enum itself costs more than the rest of a small plan
+_DEFAULT_SPLIT = SplitArgs()
+"""How arguments are cut when no quirk says (quirks are frozen: one instance serves all)."""
+
 
 @dataclass
 class Draft:
@@ -139,13 +143,13 @@ def stream_plan(
         return Random(f"{seed}:{quirk.kind}")
 
     draft = Draft(plan=plan, texts=[json.dumps(c.args, ensure_ascii=False) for c in plan.calls])
-    for stage in Stage:
-        if stage is Stage.SPLIT and not any(q.stage is Stage.SPLIT for q in staged):
-            default = SplitArgs()
-            default.apply(draft, rng(default))
-        for quirk in staged:
-            if quirk.stage is stage:
-                quirk.apply(draft, rng(quirk))
+    by_stage: dict[Stage, list[Quirk]] = {}
+    for quirk in staged:
+        by_stage.setdefault(quirk.stage, []).append(quirk)
+    by_stage.setdefault(Stage.SPLIT, [_DEFAULT_SPLIT])
+    for stage in _STAGES:
+        for quirk in by_stage.get(stage, ()):
+            quirk.apply(draft, rng(quirk))
         if stage is Stage.PIECES:
             _build_fragments(draft)
         elif stage is Stage.FIELDS:

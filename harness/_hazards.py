@@ -9,11 +9,24 @@ Kinds:
     The name is a shorter name repeated (``get_weatherget_weather``): a provider
     sent the full name on every chunk.
 ``id_changed``
-    A nameless chunk shares an index with a named call but carries another id:
-    the id changed mid-call and langchain-core split one call in two.
+    A nameless chunk shares an index with a named call but carries another id,
+    or a chunk repeats the name of a call on its index that has no arguments yet
+    under another id: the id changed mid-call and langchain-core split one call
+    in two (the first part a valid call with ``{}``).
 ``orphan_fragment``
     A chunk with no name became a call or an invalid call on its own: a
     continuation fragment that nothing could join (no index, or index reuse).
+``shared_index``
+    Several calls share an index, and langchain-core had to guess where a chunk
+    went. Its ``merge_lists`` joins each chunk to the *first* earlier chunk on the
+    same index whose id does not conflict (the same id, or either id missing); a
+    chunk without its call's id, on an index that holds two calls, so joins the
+    first call that can take it, whichever call it belonged to: arguments glue on,
+    or names and ids land on the wrong call (``whole_call`` + ``late_name`` +
+    ``shared_index`` + ``pack_fragments`` swaps the names of two calls). Only found
+    when the stream is known (:func:`reference_merge` passes it); calls that share
+    an index but carry their ids on every chunk merge unambiguously and are not
+    reported.
 ``missing_id``
     A valid call has no id (``None`` or ``""``): its result cannot be paired.
 ``duplicate_id``
@@ -25,6 +38,7 @@ Kinds:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -33,6 +47,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.harness._index_routing import Guess, guessed_joins, shares_an_index
 from tooltape.harness._models import Hazard
 
 __all__ = ["find_hazards", "is_repeated_name"]
@@ -93,6 +108,7 @@ def find_hazards(
     *,
     known_names: Iterable[str] = (),
     valid: Sequence[bool] | None = None,
+    stream: Sequence[Iterable[ToolCallChunk]] | None = None,
 ) -> list[Hazard]:
     """List the hazards in merged tool-call chunks (see the module docstring for the kinds).
 
@@ -102,6 +118,8 @@ def find_hazards(
             reported when its base is a known tool.
         valid: Whether each chunk became a valid call, when an adapter already
             decided (a finished ``AIMessage``); by default langchain-core decides.
+        stream: The ``tool_call_chunks`` of each streamed message ``chunks`` were
+            merged from, when known: ``shared_index`` is found from them.
     """
     known = list(known_names)
     hazards: list[Hazard] = []
@@ -109,9 +127,12 @@ def find_hazards(
     lanes = _Lanes()
     if valid is None:
         valid = _validity(chunks)
+    guesses = guessed_joins(stream) if stream is not None and shares_an_index(chunks) else {}
     for position, chunk in enumerate(chunks):
         is_valid = valid[position]
         hazards.extend(_chunk_hazards(position, chunk, lanes, known, is_valid))
+        if guesses and position in guesses:
+            hazards.append(_shared_index(guesses[position], chunk))
         lanes.add(chunk)
         call_id, name = chunk.get("id"), chunk.get("name")
         if not is_valid:
@@ -158,11 +179,17 @@ class _Lanes:
     def __init__(self) -> None:
         self.ids: dict[Any, list[Any]] = {}
         self.unhashable: list[tuple[Any, Any]] = []
+        self.bare: dict[tuple[Any, Any], Any] = {}
+        """The id of the first named call with no arguments, by index and name."""
 
     def add(self, chunk: ToolCallChunk) -> None:
         index, call_id = chunk.get("index"), chunk.get("id")
         if index is None or not call_id:
             return
+        name = chunk.get("name")
+        if name and not (chunk.get("args") or "").strip():
+            with contextlib.suppress(TypeError):  # unhashable: no merge would reach it
+                self.bare.setdefault((index, name), call_id)
         try:
             ids = self.ids.setdefault(index, [])
         except TypeError:
@@ -170,6 +197,14 @@ class _Lanes:
             return
         if len(ids) < 2 and call_id not in ids:
             ids.append(call_id)
+
+    def bare_id(self, index: Any, name: Any, call_id: Any) -> Any:
+        """The id of an earlier argument-less call ``name`` on ``index``, unless ``call_id``."""
+        try:
+            other = self.bare.get((index, name))
+        except TypeError:
+            return None
+        return other if other != call_id else None
 
     def sibling_id(self, index: Any, call_id: Any) -> Any:
         """The id of the first earlier chunk on ``index`` whose id is set and not ``call_id``."""
@@ -209,6 +244,16 @@ def _chunk_hazards(
                 detail=f"name {name!r} is {base!r} repeated; the provider sent the name "
                 "on every chunk",
             )
+        known_bare = call_id and lanes.bare
+        bare_id = lanes.bare_id(chunk.get("index"), name, call_id) if known_bare else None
+        if bare_id is not None:
+            yield Hazard(
+                kind="id_changed",
+                position=position,
+                call_id=call_id,
+                detail=f"{name!r} at index {chunk.get('index')} came again under id {call_id!r} "
+                f"before call {bare_id!r} had arguments; langchain-core split it in two",
+            )
         return
     sibling_id = lanes.sibling_id(chunk.get("index"), call_id)
     if sibling_id is not None and call_id:
@@ -227,6 +272,17 @@ def _chunk_hazards(
             detail=f"a nameless fragment (index {chunk.get('index')!r}, args "
             f"{_tail(args)}) became a call of its own",
         )
+
+
+def _shared_index(guess: Guess, chunk: ToolCallChunk) -> Hazard:
+    return Hazard(
+        kind="shared_index",
+        position=guess.position,
+        call_id=chunk.get("id"),
+        detail=f"index {guess.index!r} held {guess.calls} calls when message {guess.message} "
+        f"sent a chunk its id could not place; langchain-core joined it to the first call "
+        f"there that could take it ({chunk.get('name')!r}), whichever call it belonged to",
+    )
 
 
 def _tail(args: str | None, width: int = 24) -> str:

@@ -52,6 +52,7 @@ HazardKind = Literal[
     "repeated_name",
     "id_changed",
     "orphan_fragment",
+    "shared_index",
     "missing_id",
     "duplicate_id",
     "invalid_call",

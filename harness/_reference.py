@@ -237,7 +237,7 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
         chunks=list(merged.tool_call_chunks),
         tool_calls=list(merged.tool_calls),
         invalid_tool_calls=list(merged.invalid_tool_calls),
-        hazards=tuple(find_hazards(merged.tool_call_chunks, valid=validity(merged))),
+        hazards=tuple(find_hazards(merged.tool_call_chunks, valid=validity(merged), stream=rows)),
     )
 
 

@@ -1,11 +1,16 @@
+import json
+
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness import (
+    MergeMismatch,
     Plan,
+    Scenario,
+    check_merger,
     find_hazards,
     is_repeated_name,
     merge_result_from_message,
@@ -13,6 +18,7 @@ from tooltape.harness import (
     stream_plan,
 )
 from tooltape.harness._hazards import _Lanes, _validity
+from tooltape.harness._index_routing import guessed_joins, shares_an_index
 from tooltape.harness.strategies import planned_streams
 
 PLAN = Plan(
@@ -129,7 +135,9 @@ def test_running_lanes_find_the_sibling_the_quadratic_scan_found(chunks):
 def test_hazards_of_drawn_streams_name_the_sibling_the_quadratic_scan_found(stream):
     chunks = reference_merge(stream).chunks
     for hazard in find_hazards(chunks):
-        if hazard.kind == "id_changed":
+        if hazard.kind == "id_changed" and chunks[hazard.position].get("name"):
+            assert "before call" in hazard.detail  # a repeated name under a new id
+        elif hazard.kind == "id_changed":
             sibling = _quadratic_sibling_id(chunks, hazard.position)
             assert f"changed id from {sibling!r}" in hazard.detail
         elif hazard.kind == "orphan_fragment":
@@ -150,3 +158,118 @@ def test_validity_in_one_message_is_each_chunks_own(chunks):
     chunks = [c for c in chunks if not isinstance(c["index"], str)]  # langchain-core rejects them
     alone = [bool(AIMessageChunk(content="", tool_call_chunks=[c]).tool_calls) for c in chunks]
     assert _validity(chunks) == alone
+
+
+# --- shared_index: two calls on one index -----------------------------------------------
+
+_SWAP_QUIRKS = ["whole_call", "late_name", "shared_index", "pack_fragments"]
+
+
+def test_names_swapped_on_a_shared_index_are_a_hazard():
+    # Each message holds [args + id, late name without id], all on index 0. Message 1's
+    # chunk with id call_1 joins the first id-less chunk on index 0 (call_0's name), and its
+    # id-less name chunk joins the first chunk there: call_0 is named "add", call_1
+    # "get_weather".
+    result = reference_merge(stream_plan(PLAN, _SWAP_QUIRKS))
+    assert [c["name"] for c in result.calls()] == ["add", "get_weather"]
+    assert [c["name"] for c in PLAN.expected_calls()] == ["get_weather", "add"]
+    assert [(h.kind, h.position, h.call_id) for h in result.hazards] == [
+        ("shared_index", 0, "call_0"),
+        ("shared_index", 1, "call_1"),
+    ]
+    assert "index 0 held 2 calls when message 1 sent a chunk" in result.hazards[0].detail
+    rows = stream_plan(PLAN, _SWAP_QUIRKS).deltas()
+    assert find_hazards(result.chunks, stream=rows) == list(result.hazards)
+    assert find_hazards(result.chunks) == []  # the merged chunks alone cannot show it
+
+
+@pytest.mark.parametrize(
+    ("quirks", "found"),
+    [
+        # ids on every chunk keep calls on one index apart: no guess (SGLang's shape)
+        (["shared_index", "id_on_every_chunk"], False),
+        (["shared_index", "whole_call"], False),
+        (["shared_index"], True),  # id-less continuations of call 1 join call 0
+        (["interleave_calls"], False),
+    ],
+)
+def test_shared_index_only_where_langchain_core_guessed(quirks, found):
+    result = reference_merge(stream_plan(PLAN, quirks, seed=1))
+    assert ("shared_index" in result.hazard_kinds()) is found
+
+
+def test_guessed_joins_stay_linear_on_one_index():
+    # 8,000 calls on index 0, every continuation without an id: each joins the first call.
+    rows = [[tool_call_chunk(name="f", args="", id=f"c{n}", index=0)] for n in range(8_000)]
+    rows += [[tool_call_chunk(name=None, args="{}", id=None, index=0)]] * 8_000
+    guesses = guessed_joins(rows)
+    assert list(guesses) == [0] and guesses[0].calls == 8_000
+
+
+def test_a_call_whose_id_changed_under_a_repeated_name_is_split():
+    quirks = ["whole_args", "changing_id", "repeat_name"]
+    result = reference_merge(stream_plan(PLAN, quirks, seed=1))
+    assert len(result.calls()) == 4  # each call split: {} under the first id, args under the new
+    changed = [h for h in result.hazards if h.kind == "id_changed"]
+    assert [h.call_id for h in changed] == ["call_0_b", "call_1_b"]
+    assert "before call 'call_0' had arguments" in changed[0].detail
+
+
+def test_check_merger_labels_the_swap_as_langchain_cores_hazard():
+    # A merger that recovers the plan differs from langchain-core only where it has the
+    # hazard: the finding is ambiguous, and the plan policy accepts the merger.
+    swap = Scenario(name="swap", description="d", plan=PLAN, quirks=_SWAP_QUIRKS)
+
+    def planned(deltas):
+        return PLAN.expected_calls()
+
+    options = {
+        "scenarios": [swap],
+        "plans_strategy": st.just(PLAN),
+        "quirks_strategy": st.just(list(_SWAP_QUIRKS)),
+        "max_examples": 5,
+    }
+    with pytest.raises(MergeMismatch) as error:
+        check_merger(planned, **options)
+    first_line = str(error.value).splitlines()[0]
+    assert "where langchain-core joins id-less chunks to the first of two calls" in first_line
+    assert "(shared_index)" in first_line
+    check_merger(planned, on_reference_hazard="plan", **options)
+
+
+def _wire_view(calls, stream):
+    """Calls in a canonical order, with only the planned ids the stream carries.
+
+    ``late_id`` with ``changing_id`` can send only the changed id: no merge can
+    return the planned one (a split call still shows in the count and the args).
+    ``interleave_calls`` with id-less headers on a shared index can make a later
+    call arrive whole first: the calls are intact, in wire order. Neither is a
+    merge hazard.
+    """
+    on_wire = {chunk.get("id") for message in stream.deltas() for chunk in message}
+    kept = on_wire & {call["id"] for call in stream.plan.expected_calls()}
+    shown = [{**call, "id": call["id"] if call["id"] in kept else None} for call in calls]
+    return sorted(shown, key=lambda call: json.dumps(call, sort_keys=True, default=str))
+
+
+@given(planned_streams())
+def test_a_merge_that_misses_the_plan_always_has_a_hazard(stream):
+    kinds = {quirk.kind for quirk in stream.quirks}
+    # Known gap: with no index, a call whose every fragment carries a name (repeated or
+    # split) and a new id merges into one valid call per fragment, which nothing tells
+    # from separate calls.
+    assume(not ({"no_index", "changing_id"} <= kinds and kinds & {"repeat_name", "split_name"}))
+    # Not langchain-core's: malformed_args' extra brace can close cumulative_args' repeated
+    # prefix ('{"a":' + '{"a": 1}}'), so the wire carries other, valid arguments.
+    assume(not {"cumulative_args", "malformed_args"} <= kinds)
+    result = reference_merge(stream)
+    if _wire_view(result.calls(), stream) != _wire_view(stream.plan.expected_calls(), stream):
+        assert result.hazards
+
+
+@given(planned_streams())
+def test_guesses_need_an_index_two_merged_calls_hold(stream):
+    rows = stream.deltas()
+    chunks = reference_merge(stream).chunks
+    if not shares_an_index(chunks):
+        assert guessed_joins(rows) == {}

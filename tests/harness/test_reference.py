@@ -161,7 +161,8 @@ def _assert_same_merge(deltas):
     assert result.chunks == merged.tool_call_chunks
     assert result.tool_calls == merged.tool_calls
     assert result.invalid_tool_calls == merged.invalid_tool_calls
-    assert result.hazards == tuple(find_hazards(merged.tool_call_chunks))
+    rows = [m.tool_call_chunks for m in to_message_chunks(deltas)]
+    assert result.hazards == tuple(find_hazards(merged.tool_call_chunks, stream=rows))
     cheap = merge_input(deltas)
     assert [m.tool_call_chunks for m in cheap] == [
         m.tool_call_chunks for m in to_message_chunks(deltas)

@@ -206,6 +206,12 @@ class _Envelope:
         self.rng = Random(f"{seed}:openai_chat")
         self.completion_id = "chatcmpl-" + "".join(self.rng.choices(_ALNUM, k=29))
         self.fingerprint = "fp_" + "".join(self.rng.choices("0123456789abcdef", k=10))
+        # Read once per render, not once per chunk (a cell of ``tooltape matrix`` renders).
+        self.service_tier = not quirks.has(NoServiceTier)
+        self.with_usage = not quirks.has(NoUsageChunk)
+        self.call_on_role = quirks.has(FirstCallOnRoleChunk)
+        self.obfuscation = not quirks.has(NoObfuscation)
+        self.logprobs = not quirks.has(NoLogprobs)
 
     def chunk(
         self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None, *, last: bool
@@ -217,17 +223,17 @@ class _Envelope:
             "created": _CREATED,
             "model": _MODEL,
         }
-        if not self.quirks.has(NoServiceTier):
+        if self.service_tier:
             chunk["service_tier"] = "default"
         chunk["system_fingerprint"] = self.fingerprint
-        with_usage = not self.quirks.has(NoUsageChunk)
-        usage_first = not last and not self.quirks.has(FirstCallOnRoleChunk)
+        with_usage = self.with_usage
+        usage_first = not last and not self.call_on_role
         if with_usage and usage_first:
             chunk["usage"] = None
         chunk["choices"] = choices
         if with_usage and not usage_first:
             chunk["usage"] = usage
-        if not self.quirks.has(NoObfuscation):
+        if self.obfuscation:
             length = self.rng.randint(0, 15)
             chunk["obfuscation"] = "".join(self.rng.choices(_ALNUM, k=length))
         return chunk
@@ -235,21 +241,23 @@ class _Envelope:
     def choice(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         """The single choice of a chunk."""
         choice: dict[str, Any] = {"index": 0, "delta": delta}
-        if not self.quirks.has(NoLogprobs):
+        if self.logprobs:
             choice["logprobs"] = None
         choice["finish_reason"] = finish
         return choice
 
 
-def _tool_entry(fragment: Fragment, quirks: EventQuirks) -> dict[str, Any]:
-    """One ``tool_calls`` entry: a key per field the fragment puts on the wire."""
-    nulls = quirks.has(NullContinuationFields)
+def _tool_entry(fragment: Fragment, nulls: bool, typed: bool) -> dict[str, Any]:
+    """One ``tool_calls`` entry: a key per field the fragment puts on the wire.
+
+    ``nulls``: :class:`NullContinuationFields` was asked for; ``typed``: :class:`TypeOnEveryChunk`.
+    """
     entry: dict[str, Any] = {}
     if fragment.index is not None:
         entry["index"] = fragment.index
     if fragment.id is not None or nulls:
         entry["id"] = fragment.id
-    if fragment.id is not None or quirks.has(TypeOnEveryChunk):
+    if fragment.id is not None or typed:
         entry["type"] = "function"
     function: dict[str, Any] = {}
     if fragment.name is not None or nulls:
@@ -274,7 +282,8 @@ def _choice_deltas(stream: PlannedStream, quirks: EventQuirks) -> list[dict[str,
     if field:
         deltas += [{"content": None, field: piece} for piece in _PIECE.findall(plan.reasoning)]
     deltas += [_content(piece, field) for piece in _PIECE.findall(plan.text_before)]
-    messages = [{"tool_calls": [_tool_entry(f, quirks) for f in m]} for m in stream.messages]
+    nulls, typed = quirks.has(NullContinuationFields), quirks.has(TypeOnEveryChunk)
+    messages = [{"tool_calls": [_tool_entry(f, nulls, typed) for f in m]} for m in stream.messages]
     on_role = quirks.get(FirstCallOnRoleChunk)
     if on_role is not None and messages and len(deltas) == 1:
         role.update(messages.pop(0))
