@@ -97,7 +97,18 @@ def _json_problem(error: Exception) -> str:
     return bounded_text(str(error), 160)
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _json(raw: str, number: int, here: _Where, cut_ok: bool) -> tuple[Any, bool]:
+    # json.loads without its wrappers when the text is one document, edge to edge (most
+    # events); anything else (spaces around, a BOM, bad JSON) goes through json.loads.
+    try:
+        value, end = _DECODER.raw_decode(raw)
+    except (ValueError, RecursionError):
+        end = -1
+    if end == len(raw):
+        return value, True
     try:
         return json.loads(raw), True
     except (ValueError, RecursionError) as error:
