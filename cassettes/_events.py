@@ -22,7 +22,7 @@ from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, 
 from tooltape.cassettes._frames import _SSE_LINE, Framing, split_frames
 from tooltape.fake_providers import decode_sse
 
-__all__ = ["BodyEvent", "read_events"]
+__all__ = ["BodyEvent", "BodyReading", "read_body", "read_events"]
 
 
 @dataclass(frozen=True, slots=True)  # a recording can hold millions
@@ -51,6 +51,19 @@ class BodyEvent:
             "data": self.data,
             "dispatched": self.dispatched,
         }
+
+
+@dataclass(frozen=True)
+class BodyReading:
+    """The events of a body, and what a client's SSE decoder dispatches when that is plain."""
+
+    events: list[BodyEvent]
+    """Every framed event, checked."""
+    plain_data: list[Any] | None = None
+    """The decoded JSON of each event up to the ``[DONE]`` sentinel, when every frame up to
+    it is one ``data:`` line and its blank line (no ``event:``, ``id:``, comment, CR,
+    byte-order mark or unterminated tail): then every SSE client dispatches exactly these
+    payloads, and a dialect can read them instead of decoding the bytes again. Else ``None``."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +97,18 @@ def _json_problem(error: Exception) -> str:
     return bounded_text(str(error), 160)
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _json(raw: str, number: int, here: _Where, cut_ok: bool) -> tuple[Any, bool]:
+    # json.loads without its wrappers when the text is one document, edge to edge (most
+    # events); anything else (spaces around, a BOM, bad JSON) goes through json.loads.
+    try:
+        value, end = _DECODER.raw_decode(raw)
+    except (ValueError, RecursionError):
+        end = -1
+    if end == len(raw):
+        return value, True
     try:
         return json.loads(raw), True
     except (ValueError, RecursionError) as error:
@@ -102,22 +126,38 @@ def _ends_with_blank_line(frame: bytes) -> bool:
     return len(lines) > 1 and lines[-1] in (b"\n", b"\r\n", b"\r")
 
 
-def _first_event(text: str) -> tuple[str, str | None] | None:
-    """The data and ``event:`` name of the first event a client dispatches from one frame."""
+def _plain_data(text: str) -> str | None:
+    """The data of a frame that is one ``data:`` line and its blank line, else ``None``.
+
+    The common frame: a client's decoder dispatches exactly this data and nothing
+    else from it, so it is read without the decoder.
+    """
     if (
         text.startswith("data:")
         and text.endswith("\n\n")
         and text.count("\n") == 2
         and "\r" not in text
-    ):  # one data line and the blank line, the common frame: read without the decoder
+    ):
         data = text[5:-2]
-        return (data[1:] if data.startswith(" ") else data), None
+        return data[1:] if data.startswith(" ") else data
+    return None
+
+
+def _first_event(text: str) -> tuple[str, str | None] | None:
+    """The data and ``event:`` name of the first event a client dispatches from one frame."""
+    plain = _plain_data(text)
+    return (plain, None) if plain is not None else _decoded_first(text)
+
+
+def _decoded_first(text: str) -> tuple[str, str | None] | None:
     decoded = decode_sse(text, flush_at_eof=True)
     return (decoded[0].data, decoded[0].event) if decoded else None
 
 
-def _sse(frames: list[bytes], here: _Where) -> list[BodyEvent]:
+def _sse(frames: list[bytes], here: _Where) -> BodyReading:
     events, position = [], 0
+    plain: list[Any] | None = []  # the decoded data, while every frame so far is plain
+    ended = False  # a plain end sentinel was read: later frames reach no client
     for number, frame in enumerate(frames):
         start, position = position, position + len(frame)
         last = number == len(frames) - 1
@@ -127,9 +167,13 @@ def _sse(frames: list[bytes], here: _Where) -> list[BodyEvent]:
         except UnicodeDecodeError:
             if last and here.aborted:
                 events.append(BodyEvent(number, start, position, "cut", None, False))
+                plain = plain if ended else None
                 continue
             raise here.fail(number, f"not UTF-8 text: {_excerpt(frame)}") from None
-        dispatched = _first_event(text)
+        data = _plain_data(text)
+        dispatched = (data, None) if data is not None else _decoded_first(text)
+        if data is None and not ended:
+            plain = None
         cut = not terminated and here.aborted
         if dispatched is None:
             kind = "cut" if cut else "comment"
@@ -139,11 +183,17 @@ def _sse(frames: list[bytes], here: _Where) -> list[BodyEvent]:
         data_ok = True
         if payload.strip() != "[DONE]":
             payload, data_ok = _json(payload, number, here, cut_ok=cut)
+            if plain is not None and not ended:
+                plain.append(payload)
+        elif plain is not None and not ended:
+            # Clients stop at data starting with the sentinel; other spacing is theirs to fail on.
+            ended = payload.startswith("[DONE]")
+            plain = plain if ended else None
         kind = event or _kind(payload, "[DONE]" if payload == "[DONE]" else "data")
         events.append(BodyEvent(number, start, position, kind, payload, terminated and data_ok))
     if frames and all(e.kind in ("comment", "cut") for e in events):
         raise here.fail(None, f"the body is not server-sent events: {_excerpt(frames[0])}")
-    return events
+    return BodyReading(events, plain)
 
 
 def _lines(frames: list[bytes], here: _Where) -> list[BodyEvent]:
@@ -224,20 +274,36 @@ def read_events(
     Raises:
         CassetteError: The body is not in that framing, or an event's data is not JSON.
     """
+    return read_body(body, framing, path=path, interaction=interaction, aborted=aborted).events
+
+
+def read_body(
+    body: bytes,
+    framing: Framing,
+    *,
+    path: str | Path | None = None,
+    interaction: int | None = None,
+    aborted: bool = False,
+) -> BodyReading:
+    """:func:`read_events`, plus the plain SSE data a dialect may read instead of the bytes.
+
+    Raises:
+        CassetteError: As :func:`read_events`.
+    """
     here = _Where(path, interaction, aborted)
     frames = split_frames(body, "", framing=framing)
     if framing == "sse":
         return _sse(frames, here)
     if framing == "ndjson":
-        return _lines(frames, here)
+        return BodyReading(_lines(frames, here))
     if framing == "eventstream":
-        return _aws(frames, here)
+        return BodyReading(_aws(frames, here))
     if not body.strip():
-        return []
+        return BodyReading([])
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as error:
         raise here.fail(
             None, f"the body is not JSON ({_json_problem(error)}): {_excerpt(body)}"
         ) from None
-    return [BodyEvent(0, 0, len(body), _kind(data, "json"), data)]
+    return BodyReading([BodyEvent(0, 0, len(body), _kind(data, "json"), data)])

@@ -92,7 +92,8 @@ class Dialect(Integration, ABC):
 
     A request that does not ask for a stream gets :meth:`complete`'s JSON body.
 
-    Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`.
+    Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`
+    (and, optionally, :meth:`parse_plain_data`, a shortcut for :meth:`parse`).
     ``tests/fake_providers/test_dialect_contract.py`` checks every registered
     dialect against this list.
     """
@@ -138,6 +139,17 @@ class Dialect(Integration, ABC):
     @abstractmethod
     def parse(self, body: bytes) -> Deltas:
         """The deltas the provider's reference LangChain adapter builds from these bytes."""
+
+    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas | None:
+        """:meth:`parse` of an SSE body given its decoded events, or ``None``: read the bytes.
+
+        ``payloads`` is the decoded JSON of each event up to ``[DONE]`` of a body whose
+        every frame is one ``data:`` line and its blank line (see
+        :class:`tooltape.cassettes._events.BodyReading`), so a caller that decoded them
+        once need not decode them again. A dialect that overrides this must give what
+        :meth:`parse` gives on that body; the default says it cannot.
+        """
+        return None
 
     @abstractmethod
     def validate(self, request: ProviderRequest) -> ProviderError | None:

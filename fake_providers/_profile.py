@@ -49,6 +49,10 @@ class ProfileDialect(Dialect):
         """The base dialect's reading."""
         return self.base.parse(body)
 
+    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas | None:
+        """The base dialect's reading of decoded plain events."""
+        return self.base.parse_plain_data(payloads)
+
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The base dialect's non-streaming body."""
         return self.base.complete(plan, request)

@@ -36,3 +36,20 @@ def test_inspect_imports_neither_the_chat_model_nor_the_server():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_command_line_imports_no_pytest():
+    # The console script imports tooltape.plugin (the pytest plugin) as cli's parent package.
+    code = (
+        "import sys, tooltape.plugin.cli, tooltape.plugin.cli.inspect\n"
+        "print([m for m in ('pytest', '_pytest') if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_pytest_finds_the_lazy_fixtures_and_hooks_on_the_plugin_module():
+    import tooltape.plugin
+
+    assert {"fake_openai", "tooltape_cassette", "pytest_runtest_call"} <= set(dir(tooltape.plugin))
+    assert tooltape.plugin.fake_openai is not None

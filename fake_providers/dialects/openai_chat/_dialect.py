@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal
@@ -64,6 +65,7 @@ __all__ = [
     "OpenAIChatDialect",
     "ReasoningDeltas",
     "TypeOnEveryChunk",
+    "read_chat_payloads",
     "read_chat_stream",
 ]
 
@@ -336,13 +338,32 @@ def read_chat_stream(body: bytes) -> ChatStreamReading:
     Returns:
         The deltas yielded and, if the stream raised, the exception's name and detail.
     """
+    return _read_chunks(_sdk_payloads(body))
+
+
+def read_chat_payloads(payloads: Iterable[Any]) -> ChatStreamReading:
+    """:func:`read_chat_stream` of a body whose events were already decoded.
+
+    Args:
+        payloads: The JSON payload of each event the SDK dispatches, up to ``[DONE]``,
+            from a body of plain ``data:`` lines (no ``event:`` names).
+    """
+    return _read_chunks((None, payload) for payload in payloads)
+
+
+def _sdk_payloads(body: bytes) -> Iterator[tuple[str | None, Any]]:
+    """The SDK's ``(event, decoded data)`` pairs, up to ``[DONE]``; bad JSON raises here."""
+    for event, data in openai_sdk_events(body):
+        if data.startswith("[DONE]"):
+            return
+        yield event, json.loads(data)
+
+
+def _read_chunks(chunks: Iterable[tuple[str | None, Any]]) -> ChatStreamReading:
     deltas: Deltas = []
     human = [False]
     try:
-        for event, data in openai_sdk_events(body):
-            if data.startswith("[DONE]"):
-                break
-            payload = json.loads(data)
+        for event, payload in chunks:
             if event and event.startswith("thread."):
                 deltas.append([])  # wrapped as {"data", "event"}: a chunk without choices
                 continue
@@ -487,6 +508,10 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
         if (document := json_document(body)) is not None:
             return chat_completion_deltas(document)
         return read_chat_stream(body).deltas
+
+    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas:
+        """:meth:`parse` of a body of plain ``data:`` lines, given their decoded payloads."""
+        return read_chat_payloads(payloads).deltas
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
