@@ -48,8 +48,12 @@ def test_the_command_line_imports_no_pytest():
     assert done.stdout.strip() == "[]"
 
 
-def test_pytest_finds_the_lazy_fixtures_and_hooks_on_the_plugin_module():
-    import tooltape.plugin
+def test_the_entry_point_is_the_plugin_module_with_every_hook_and_fixture(pytestconfig):
+    from importlib.metadata import entry_points
 
-    assert {"fake_openai", "tooltape_cassette", "pytest_runtest_call"} <= set(dir(tooltape.plugin))
-    assert tooltape.plugin.fake_openai is not None
+    from tooltape.plugin import _pytest_plugin
+
+    (entry,) = [e for e in entry_points(group="pytest11") if e.name == "tooltape"]
+    assert entry.load() is _pytest_plugin
+    assert pytestconfig.pluginmanager.get_plugin("tooltape") is _pytest_plugin
+    assert {"fake_openai", "tooltape_cassette", "pytest_runtest_call"} <= set(dir(_pytest_plugin))
