@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import json
 import os
 import re
@@ -85,21 +86,57 @@ def oracle(chars: int) -> list[Row]:
     return rows
 
 
-def hazards(calls: int) -> list[Row]:
-    """find_hazards on a merge with ``calls`` calls, half of its chunks nameless orphans."""
+def hazards(calls: int, rounds: int = 9) -> list[Row]:
+    """find_hazards on a merge with ``calls`` calls, half of its chunks nameless orphans.
+
+    CPU time in interleaved rounds (merge, hazards; hazards, merge; ...), the median
+    ratio with its spread, as the matrix row does: best-of-3 wall clock moved 1.3-1.9x
+    with the machine's load.
+    """
     deltas: list[list[Any]] = []
     for n in range(calls):
         deltas.append([tool_call_chunk(name="f", args="", id=f"c{n}", index=None)])
         deltas.append([tool_call_chunk(name=None, args='{"a": 1}', id=None, index=None)])
     messages = to_message_chunks(deltas)
-    nary = _timed(functools.partial(add_ai_message_chunks, messages[0], *messages[1:]), 3)
-    chunks = add_ai_message_chunks(messages[0], *messages[1:]).tool_call_chunks
-    found = _timed(functools.partial(find_hazards, chunks), 3)
-    label = f"{calls:,} calls, {len(chunks):,} merged chunks"
+    merge = functools.partial(add_ai_message_chunks, messages[0], *messages[1:])
+    chunks = merge().tool_call_chunks
+    pairs = _paired(merge, functools.partial(find_hazards, chunks), rounds)
+    nary = statistics.median(a for a, _ in pairs)
+    found = statistics.median(b for _, b in pairs)
+    label = f"{calls:,} calls, {len(chunks):,} merged chunks, CPU time, {rounds} rounds"
     return [
         (f"hazards: n-ary lc merge, {label}", f"{nary * 1000:.0f} ms", "1x"),
-        (f"hazards: find_hazards, {label}", f"{found * 1000:.0f} ms", f"{found / nary:.2f}x"),
+        (
+            f"hazards: find_hazards, {label}",
+            f"{found * 1000:.0f} ms",
+            _spread([b / a for a, b in pairs]),
+        ),
     ]
+
+
+def _paired(
+    first: Callable[[], object], second: Callable[[], object], rounds: int
+) -> list[tuple[float, float]]:
+    """CPU seconds of ``first`` and ``second`` per round, each going first in every other one.
+
+    The garbage collector is collected before and paused during each call, as ``timeit``
+    does: a collection triggered by one side's garbage would otherwise land on either.
+    """
+    pairs = []
+    gc_was_enabled = gc.isenabled()
+    try:
+        for n in range(rounds):
+            times = {}
+            for fn in (second, first) if n % 2 else (first, second):
+                gc.collect()
+                gc.disable()
+                times[fn] = _cpu(fn)
+                gc.enable()
+            pairs.append((times[first], times[second]))
+    finally:
+        if not gc_was_enabled:
+            gc.disable()
+    return pairs
 
 
 _ARGS = st.dictionaries(
