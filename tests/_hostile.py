@@ -54,7 +54,9 @@ def write_cassette(path: Path, data: dict[str, Any]) -> Path:
 def many_calls_cassette(path: Path, calls: int) -> Path:
     """A cassette at ``path`` whose one answer streams ``calls`` tool calls."""
     data = golden_data()
-    data["interactions"][0]["response"]["body"]["string"] = many_calls_body(calls)
+    response = data["interactions"][0]["response"]
+    response["body"]["string"] = many_calls_body(calls)
+    response.pop("tooltape", None)  # the golden body's read offsets, past a shorter body
     data.pop("tooltape", None)
     return write_cassette(path, data)
 
