@@ -37,7 +37,8 @@ ARGUMENT_TEXT_QUIRKS = frozenset(
     }
 )
 """The tool-chunk quirks every wire that sends a call's id and name once, then its
-argument text, can say (Anthropic, Bedrock, Cohere): those that touch only the text."""
+argument text, can say (Anthropic, Bedrock, Cohere; Responses adds missing_id): those that
+touch only the text."""
 
 UNDECLARED = "the dialect does not declare it among the tool-chunk quirks its wire can express"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS
 from tooltape.harness import Quirk, Stage
 
 __all__ = [
@@ -32,23 +33,7 @@ __all__ = [
 DIALECT = "openai_responses"
 
 _NO_INDEX = "the wire has no index; langchain-openai derives it from output_index changes"
-EXPRESSES = frozenset(
-    {
-        "ascii_escapes",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "interleave_calls",
-        "malformed_args",
-        "missing_id",
-        "non_object_args",
-        "split_args",
-        "split_inside_escapes",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
-    }
-)
+EXPRESSES = ARGUMENT_TEXT_QUIRKS | {"missing_id"}
 """Tool-chunk quirk kinds this dialect renders: the argument-text quirks and missing ids."""
 
 NOT_EXPRESSIBLE = {
