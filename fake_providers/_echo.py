@@ -10,7 +10,7 @@ from typing import Any
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers._wire import ProviderRequest
 
-__all__ = ["map_dicts", "request_body", "requested_model", "url_model"]
+__all__ = ["echo_model", "map_dicts", "request_body", "requested_model", "url_model"]
 
 _URL_MODEL = re.compile(r"models/([^/:]+):")
 
@@ -49,3 +49,11 @@ def map_dicts(
         if data is not None:
             out.append(ProviderEvent(data, event.event))
     return out
+
+
+def echo_model(events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
+    """Every event that names a ``model`` names the request's instead (when it gives one)."""
+    model = requested_model(request)
+    if model is None:
+        return events
+    return map_dicts(events, lambda data: {**data, "model": model} if "model" in data else data)

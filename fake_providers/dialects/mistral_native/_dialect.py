@@ -46,7 +46,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._echo import map_dicts, requested_model
+from tooltape.fake_providers._echo import echo_model
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
 from tooltape.fake_providers.dialects.mistral_native._integration import (
@@ -229,12 +229,7 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
 
     def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
         """Every chunk names the request's ``model``, as Mistral does."""
-        model = requested_model(request)
-        if model is None:
-            return events
-        return map_dicts(
-            events, lambda chunk: {**chunk, "model": model} if "model" in chunk else chunk
-        )
+        return echo_model(events, request)
 
     def validate(self, request: ProviderRequest) -> ProviderError | None:
         """``None`` unless Mistral would reject the body (see the ``_validate`` module)."""

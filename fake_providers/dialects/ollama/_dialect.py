@@ -44,7 +44,7 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._echo import map_dicts, requested_model
+from tooltape.fake_providers._echo import echo_model
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._integration import OllamaIntegration
@@ -270,10 +270,7 @@ class OllamaDialect(OllamaIntegration, Dialect):
 
     def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
         """Every line names the request's ``model`` exactly as written, as Ollama does."""
-        model = requested_model(request)
-        if model is None:
-            return events
-        return map_dicts(events, lambda line: {**line, "model": model} if "model" in line else line)
+        return echo_model(events, request)
 
     def frame(self, event: ProviderEvent) -> bytes:
         """One line, serialised as Ollama's Go server does."""
