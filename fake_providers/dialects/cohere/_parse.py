@@ -33,15 +33,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import json
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.harness import Delta, Deltas
 
 __all__ = ["CohereStreamReading", "read_cohere_stream"]
@@ -207,14 +206,11 @@ class _Reader:
         self.calls: list[dict[str, Any]] = []
         self.chunk: Delta | None = None  # the adapter's `chunk` variable (None: unbound)
         self.delta_bound = False
-        self.digest = hashlib.sha256(body).digest()
-        self.minted = 0
+        self.stand_ins = StandInUuids(body)
 
     def mint(self) -> str:
         """A deterministic stand-in for the SDK's ``str(uuid.uuid4())``."""
-        self.minted += 1
-        seed = hashlib.sha256(self.digest + self.minted.to_bytes(4, "big")).digest()
-        return str(uuid.UUID(bytes=seed[:16], version=4))
+        return str(self.stand_ins())
 
     def emit(self, chunk: Delta) -> None:
         self.chunk, self.delta_bound = chunk, True

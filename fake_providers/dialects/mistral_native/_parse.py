@@ -21,15 +21,15 @@ one message of whole calls, a call without an id given a minted one.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._completion import call_deltas, json_document
+from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.harness import Delta, Deltas
 
 __all__ = ["MistralStreamReading", "read_mistral_stream"]
@@ -55,7 +55,11 @@ def read_mistral_stream(body: bytes) -> MistralStreamReading:
         The deltas yielded and, if the stream raised, the exception's name and detail.
     """
     deltas: Deltas = []
-    minted = _IdMinter(body)
+    stand_ins = StandInUuids(body)
+
+    def minted() -> str:  # ChatMistralAI's uuid4().hex
+        return stand_ins().hex
+
     if isinstance(document := json_document(body), dict):
         return MistralStreamReading(_completion_deltas(document, minted))
     try:
@@ -100,20 +104,7 @@ def _httpx_sse_data(text: str) -> list[str]:
     return out
 
 
-class _IdMinter:
-    """Deterministic stand-ins for the ``uuid4().hex`` ChatMistralAI mints."""
-
-    def __init__(self, body: bytes) -> None:
-        self.digest = hashlib.sha256(body).digest()
-        self.count = 0
-
-    def __call__(self) -> str:
-        self.count += 1
-        seed = hashlib.sha256(self.digest + self.count.to_bytes(4, "big")).digest()
-        return uuid.UUID(bytes=seed[:16], version=4).hex
-
-
-def _completion_deltas(body: dict[str, Any], minted: _IdMinter) -> Deltas:
+def _completion_deltas(body: dict[str, Any], minted: Callable[[], str]) -> Deltas:
     """The tool-call chunks ``ChatMistralAI.invoke()`` builds from a chat completion."""
     choice = (body.get("choices") or [{}])[0]
     message = (choice if isinstance(choice, dict) else {}).get("message") or {}
@@ -128,7 +119,7 @@ def _completion_deltas(body: dict[str, Any], minted: _IdMinter) -> Deltas:
     )
 
 
-def _adapter_delta(delta: dict[str, Any], minted: _IdMinter) -> Delta:
+def _adapter_delta(delta: dict[str, Any], minted: Callable[[], str]) -> Delta:
     """The ``tool_call_chunks`` of ChatMistralAI's chunk for one ``delta``."""
     chunks: Delta = []
     for raw in delta.get("tool_calls") or ():

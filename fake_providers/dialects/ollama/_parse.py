@@ -17,14 +17,14 @@ langchain-core appends is left out. ``.astream()`` yields the same.
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.harness import Delta, Deltas
 
 __all__ = ["OllamaStreamReading", "read_ollama_stream"]
@@ -59,7 +59,11 @@ def read_ollama_stream(body: bytes) -> OllamaStreamReading:
         The deltas yielded and, if the stream raised, the exception's name and detail.
     """
     deltas: Deltas = []
-    minted = _IdMinter(body)
+    stand_ins = StandInUuids(body)
+
+    def minted() -> str:  # ChatOllama's str(uuid4())
+        return str(stand_ins())
+
     try:
         # httpx decodes with errors="replace" and splits lines like str.splitlines().
         for line in body.decode("utf-8", errors="replace").splitlines():
@@ -78,19 +82,6 @@ def read_ollama_stream(body: bytes) -> OllamaStreamReading:
     if not deltas:  # langchain-core's stream() refuses an empty generation
         return OllamaStreamReading([], "ValueError: No generation chunks were returned")
     return OllamaStreamReading(deltas)
-
-
-class _IdMinter:
-    """Deterministic stand-ins for the ``uuid4()`` ChatOllama mints per call."""
-
-    def __init__(self, body: bytes) -> None:
-        self.digest = hashlib.sha256(body).digest()
-        self.count = 0
-
-    def __call__(self) -> str:
-        self.count += 1
-        seed = hashlib.sha256(self.digest + self.count.to_bytes(4, "big")).digest()
-        return str(uuid.UUID(bytes=seed[:16], version=4))
 
 
 def _validated(part: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +105,7 @@ def _validated(part: dict[str, Any]) -> dict[str, Any]:
     return part
 
 
-def _adapter_delta(part: dict[str, Any], minted: _IdMinter) -> Delta | None:
+def _adapter_delta(part: dict[str, Any], minted: Callable[[], str]) -> Delta | None:
     """ChatOllama's chunk for one line (``None``: a skipped ``load`` line)."""
     message = part["message"]
     content = message.get("content", "")
