@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from _plans import sample_plans
 
 from tooltape.fake_providers import Wire, decode_sse, dialect_names
 from tooltape.fake_providers.dialects.anthropic._dialect import (
@@ -13,8 +14,6 @@ from tooltape.fake_providers.dialects.anthropic._dialect import (
     AnthropicMessagesDialect,
 )
 from tooltape.harness import (
-    Plan,
-    PlannedCall,
     Stage,
     TooltapeUsageError,
     parse_quirk,
@@ -23,22 +22,8 @@ from tooltape.harness import (
 from tooltape.harness._quirks import _REGISTRY
 
 DIALECT = AnthropicMessagesDialect()
-WEATHER = PlannedCall(name="get_weather", args={"city": "Paris", "days": 3}, id="toolu_01A")
-TIME = PlannedCall(name="get_time", args={"tz": "Europe/Paris"}, id="toolu_01B")
-PLANS = {
-    "single": Plan(calls=[WEATHER]),
-    "two_calls": Plan(calls=[WEATHER, TIME]),
-    "thinking_text_call": Plan(
-        reasoning="The user wants the weather in Paris.",
-        text_before="Checking.",
-        calls=[WEATHER, TIME],
-        text_after="Back soon.",
-    ),
-    "non_ascii": Plan(
-        calls=[{"name": "say", "args": {"text": "Zürich 北京 😀"}, "id": "toolu_01C"}]
-    ),
-    "empty_args": Plan(calls=[{"name": "ping_server", "args": {}, "id": "toolu_01D"}]),
-}
+PLANS = sample_plans("toolu_01")
+WEATHER, TIME = PLANS["two_calls"].calls
 
 
 def events(wire: Wire) -> list[tuple[str | None, dict[str, Any]]]:
