@@ -38,7 +38,6 @@ Kinds:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -188,8 +187,11 @@ class _Lanes:
             return
         name = chunk.get("name")
         if name and not (chunk.get("args") or "").strip():
-            with contextlib.suppress(TypeError):  # unhashable: no merge would reach it
+            # Not contextlib.suppress: it builds an object per call, and this runs per chunk.
+            try:  # noqa: SIM105
                 self.bare.setdefault((index, name), call_id)
+            except TypeError:  # unhashable: no merge would reach it
+                pass
         try:
             ids = self.ids.setdefault(index, [])
         except TypeError:

@@ -50,7 +50,9 @@ def merge_by_lane(rows: Sequence[Sequence[ToolCallChunk]]) -> list[ToolCallChunk
         for chunk in row:
             key = _lane(chunk.get("index"))
             lane = lanes.setdefault(key, [])
-            if number == 0:
+            if number == 0 or not lane:
+                # The first message's chunks are copied as they are, and a chunk merged
+                # into an empty lane is that chunk: merge_lists([], [c]) == [c].
                 made.append((key, len(lane)))
                 lane.append(chunk)
                 continue

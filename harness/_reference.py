@@ -233,7 +233,9 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
     else:
         messages = [_as_message(row) for row in built]
         merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
-    return MergeResult(
+    # langchain-core validated these lists as it built the message: not again (a tenth
+    # of the merge of 100,000 calls).
+    return MergeResult.model_construct(
         chunks=list(merged.tool_call_chunks),
         tool_calls=list(merged.tool_calls),
         invalid_tool_calls=list(merged.invalid_tool_calls),

@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tooltape.cassettes import CassetteError, inspect_body, library_path, load_cassette
-from tooltape.cassettes._events import _first_event, read_body, read_events
+from tooltape.cassettes._events import _first_event, _json, _Where, read_body, read_events
 from tooltape.cassettes._frames import framing_of, split_frames
 from tooltape.fake_providers import decode_sse, get_dialect
 
@@ -47,6 +47,8 @@ _BODIES = st.lists(st.sampled_from(_PIECES), max_size=30).map(b"".join)
 @example(b"data: x\r\nmore")  # CRLF is one line end, never CR then a blank line
 @example(b"\n\n\ndata: 1\n\n")
 @example(b"data: 1\n\ndata: 2\n")
+@example(b"data: 1\n\ndata: 2")  # LF only: the fast cut, with an unterminated tail
+@example(b"a\nb\n\n")
 def test_sse_frames_are_cut_as_line_by_line(body):
     frames = split_frames(body, "text/event-stream")
     assert frames == _frames_line_by_line(body)
@@ -71,6 +73,38 @@ _FRAME_TEXTS = st.lists(
 @example("\ufeffdata: x\n\n")
 def test_one_line_frames_read_as_the_decoder_reads_them(text):
     assert _first_event(text) == _first_event_decoded(text)
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()  # NaN and the infinities too: json.dumps writes them, both parsers read them
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+_JSON_PIECES = ['{"a": ', "[", "]", "}", ",", ":", "1", "-0", "1e400", "0.1", '"', "\\", "\\u"]
+_JSON_PIECES += ["d800", "NaN", "tru", " ", "\t", "\x01", "\ufeff", "9" * 30]
+_JSON_TEXTS = st.lists(st.sampled_from(_JSON_PIECES), max_size=12).map("".join)
+
+
+@given(_JSON_VALUES.map(json.dumps) | _JSON_TEXTS)
+@example('"\\ud800"')  # a lone surrogate: json.loads reads it, pydantic-core refuses it
+@example("[" * 300 + "]" * 300)  # deeper than pydantic-core goes
+@example("1" + "0" * 5000)  # past Python's int-string limit
+@example('"\x01"')  # a control character in a string: both refuse it
+def test_event_data_reads_as_json_loads_reads_it(text):
+    where = _Where("f.yaml", 0, aborted=False)
+    try:
+        expected = json.loads(text)
+    except (ValueError, RecursionError):
+        with pytest.raises(CassetteError, match="data is not JSON"):
+            _json(text, 3, where, cut_ok=False)
+        return
+    value, ok = _json(text, 3, where, cut_ok=False)
+    assert ok
+    assert repr(value) == repr(expected)
 
 
 _LIBRARY = sorted(library_path("whole_call", "openai_chat").parent.parent.glob("*/*.yaml"))
