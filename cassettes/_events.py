@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
-
 from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
 from tooltape.cassettes._frames import _SSE_LINE, Framing, split_frames
 from tooltape.fake_providers import decode_sse
+from tooltape.fake_providers._json_text import loads
 
 __all__ = ["BodyEvent", "BodyReading", "read_body", "read_events"]
 
@@ -100,16 +99,8 @@ def _json_problem(error: Exception) -> str:
 
 
 def _json(raw: str, number: int, here: _Where, cut_ok: bool) -> tuple[Any, bool]:
-    # pydantic-core's parser reads an event in half the time of json.loads, and what it
-    # accepts it reads as json.loads does (a property test holds it to that); all it
-    # refuses (bad JSON, but also lone surrogates or deep nesting, which json.loads
-    # takes) goes to json.loads, whose answer and error are the ones that count.
     try:
-        return from_json(raw), True
-    except (ValueError, TypeError):
-        pass
-    try:
-        return json.loads(raw), True
+        return loads(raw), True
     except (ValueError, RecursionError) as error:
         if cut_ok:
             return raw, False

@@ -18,6 +18,7 @@ from tooltape.cassettes import CassetteError, inspect_body, library_path, load_c
 from tooltape.cassettes._events import _first_event, _json, _Where, read_body, read_events
 from tooltape.cassettes._frames import framing_of, split_frames
 from tooltape.fake_providers import decode_sse, get_dialect
+from tooltape.fake_providers._sse import _sdk_events_line_by_line, openai_sdk_events
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
@@ -53,6 +54,24 @@ def test_sse_frames_are_cut_as_line_by_line(body):
     frames = split_frames(body, "text/event-stream")
     assert frames == _frames_line_by_line(body)
     assert b"".join(frames) == body
+
+
+def _sdk_outcome(events: Any) -> tuple[str, Any]:
+    try:
+        return "events", list(events)
+    except UnicodeDecodeError:
+        return "raises", None
+
+
+@given(_BODIES | _BODIES.map(lambda body: body + b"\n\n"))
+@example(b"data: 1\n\ndata: 2\n\n")
+@example(b"data:1\n\ndata:  2\n\n")  # no space, two spaces: one is dropped at most
+@example(b"data: \xff\n\n")  # a broken character: the line-by-line reader raises
+@example(b"\xef\xbb\xbfdata: 1\n\n")  # a byte-order mark is kept, so no event is data
+@example(b"data: 1\ndata: 2\n\n")  # two data lines: one event, joined
+def test_sdk_events_are_the_line_by_line_ones(body):
+    fast = _sdk_outcome(openai_sdk_events(body))
+    assert fast == _sdk_outcome(_sdk_events_line_by_line(body))
 
 
 def _first_event_decoded(text: str) -> tuple[str, str | None] | None:

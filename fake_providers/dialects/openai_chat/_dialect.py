@@ -39,6 +39,7 @@ from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
+from tooltape.fake_providers._json_text import loads
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
@@ -356,7 +357,7 @@ def _sdk_payloads(body: bytes) -> Iterator[tuple[str | None, Any]]:
     for event, data in openai_sdk_events(body):
         if data.startswith("[DONE]"):
             return
-        yield event, json.loads(data)
+        yield event, loads(data)
 
 
 def _read_chunks(chunks: Iterable[tuple[str | None, Any]]) -> ChatStreamReading:

@@ -33,6 +33,7 @@ from typing import Any
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._json_text import loads
 from tooltape.fake_providers._sse import openai_sdk_events
 
 __all__ = ["parse_responses_body"]
@@ -96,7 +97,7 @@ def _sdk_payloads(body: bytes) -> Iterator[Any]:
         for _event, data in openai_sdk_events(body):
             if data.startswith("[DONE]"):
                 return
-            decoded = json.loads(data)
+            decoded = loads(data)
             if isinstance(decoded, dict) and decoded.get("error"):
                 raise _AdapterRaises  # APIError
             yield decoded
