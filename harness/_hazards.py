@@ -47,6 +47,7 @@ from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness._index_routing import Guess, guessed_joins, shares_an_index
+from tooltape.harness._json_text import loads
 from tooltape.harness._models import Hazard
 
 __all__ = ["find_hazards", "is_repeated_name"]
@@ -59,7 +60,10 @@ def is_repeated_name(name: str, known_names: Iterable[str] = ()) -> str | None:
 
     With ``known_names``, a name that is itself known is never a repetition.
     """
-    known = set(known_names)
+    return _repeated(name, set(known_names))
+
+
+def _repeated(name: str, known: set[str]) -> str | None:
     if name in known:
         return None
     match = _REPETITION.match(name)
@@ -92,7 +96,7 @@ def _args_problem(args: str | None) -> str | None:
     if not args:
         return None
     try:
-        json.loads(args)
+        loads(args)
     except json.JSONDecodeError as error:
         return f"{error.msg} at character {error.pos}"
     except RecursionError:
@@ -120,7 +124,7 @@ def find_hazards(
         stream: The ``tool_call_chunks`` of each streamed message ``chunks`` were
             merged from, when known: ``shared_index`` is found from them.
     """
-    known = list(known_names)
+    known = set(known_names)
     hazards: list[Hazard] = []
     seen_ids: set[str] = set()
     lanes = _Lanes()
@@ -129,7 +133,9 @@ def find_hazards(
     guesses = guessed_joins(stream) if stream is not None and shares_an_index(chunks) else {}
     for position, chunk in enumerate(chunks):
         is_valid = valid[position]
-        hazards.extend(_chunk_hazards(position, chunk, lanes, known, is_valid))
+        found = _chunk_hazards(position, chunk, lanes, known, is_valid)
+        if found:
+            hazards.extend(found)
         if guesses and position in guesses:
             hazards.append(_shared_index(guesses[position], chunk))
         lanes.add(chunk)
@@ -223,57 +229,71 @@ def _chunk_hazards(
     position: int,
     chunk: ToolCallChunk,
     lanes: _Lanes,
-    known: list[str],
+    known: set[str],
     is_valid: bool,
-) -> Iterable[Hazard]:
+) -> list[Hazard] | None:
+    """The hazards of one merged chunk, or ``None`` (most chunks: nothing is built)."""
     name, call_id, args = chunk.get("name"), chunk.get("id"), chunk.get("args")
+    found: list[Hazard] = []
     problem = _args_problem(args) if is_valid else None
     if problem and (args or "").strip():
-        yield Hazard(
-            kind="args_repaired",
-            position=position,
-            call_id=call_id,
-            detail=f"args {_tail(args)} are not complete JSON ({problem}); "
-            "parse_partial_json repaired them into a valid call",
-        )
-    if name:
-        base = is_repeated_name(name, known)
-        if base is not None:
-            yield Hazard(
-                kind="repeated_name",
+        found.append(
+            Hazard(
+                kind="args_repaired",
                 position=position,
                 call_id=call_id,
-                detail=f"name {name!r} is {base!r} repeated; the provider sent the name "
-                "on every chunk",
+                detail=f"args {_tail(args)} are not complete JSON ({problem}); "
+                "parse_partial_json repaired them into a valid call",
+            )
+        )
+    if name:
+        base = _repeated(name, known)
+        if base is not None:
+            found.append(
+                Hazard(
+                    kind="repeated_name",
+                    position=position,
+                    call_id=call_id,
+                    detail=f"name {name!r} is {base!r} repeated; the provider sent the name "
+                    "on every chunk",
+                )
             )
         known_bare = call_id and lanes.bare
         bare_id = lanes.bare_id(chunk.get("index"), name, call_id) if known_bare else None
         if bare_id is not None:
-            yield Hazard(
+            found.append(
+                Hazard(
+                    kind="id_changed",
+                    position=position,
+                    call_id=call_id,
+                    detail=f"{name!r} at index {chunk.get('index')} came again under id "
+                    f"{call_id!r} before call {bare_id!r} had arguments; langchain-core split "
+                    "it in two",
+                )
+            )
+        return found or None
+    sibling_id = lanes.sibling_id(chunk.get("index"), call_id)
+    if sibling_id is not None and call_id:
+        found.append(
+            Hazard(
                 kind="id_changed",
                 position=position,
                 call_id=call_id,
-                detail=f"{name!r} at index {chunk.get('index')} came again under id {call_id!r} "
-                f"before call {bare_id!r} had arguments; langchain-core split it in two",
+                detail=f"the call at index {chunk.get('index')} changed id from "
+                f"{sibling_id!r} to {call_id!r}; langchain-core split it in two",
             )
-        return
-    sibling_id = lanes.sibling_id(chunk.get("index"), call_id)
-    if sibling_id is not None and call_id:
-        yield Hazard(
-            kind="id_changed",
-            position=position,
-            call_id=call_id,
-            detail=f"the call at index {chunk.get('index')} changed id from "
-            f"{sibling_id!r} to {call_id!r}; langchain-core split it in two",
         )
     else:
-        yield Hazard(
-            kind="orphan_fragment",
-            position=position,
-            call_id=call_id,
-            detail=f"a nameless fragment (index {chunk.get('index')!r}, args "
-            f"{_tail(args)}) became a call of its own",
+        found.append(
+            Hazard(
+                kind="orphan_fragment",
+                position=position,
+                call_id=call_id,
+                detail=f"a nameless fragment (index {chunk.get('index')!r}, args "
+                f"{_tail(args)}) became a call of its own",
+            )
         )
+    return found
 
 
 def _shared_index(guess: Guess, chunk: ToolCallChunk) -> Hazard:

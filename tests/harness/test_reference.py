@@ -1,6 +1,7 @@
 import functools
 import json
 import operator
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -12,6 +13,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.harness import (
     Plan,
     TooltapeUsageError,
+    _reference,
     find_hazards,
     pairwise_merge,
     reference_merge,
@@ -316,3 +318,20 @@ def test_lane_path_coerces_odd_chunks_like_validated_messages():
     result = reference_merge(deltas)
     assert result.chunks == _validated_merge(deltas).tool_call_chunks
     assert [c["args"] for c in result.tool_calls] == [{"n": n} for n in range(40)]
+
+
+@given(st.one_of(_LANE_CHUNKS, planned_streams().map(lambda s: s.deltas()), _odd_deltas()))
+def test_the_lane_path_merges_every_stream_as_the_nary_path(deltas):
+    # The lane path (taken past 32 indexes) builds its last message without field
+    # validation and runs langchain-core's after-validators on it; on any stream,
+    # forced onto that path, it gives what one validated n-ary merge gives.
+    with mock.patch.object(_reference, "_LANES_MERGED_WHOLE", -1):
+        try:
+            lanes = reference_merge(deltas)
+        except TooltapeUsageError:  # a chunk langchain-core rejects: on both paths
+            with pytest.raises(TooltapeUsageError):
+                reference_merge(deltas)
+            return
+    nary = reference_merge(deltas)
+    assert lanes == nary
+    assert [list(c.items()) for c in lanes.chunks] == [list(c.items()) for c in nary.chunks]

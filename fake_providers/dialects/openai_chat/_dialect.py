@@ -39,7 +39,6 @@ from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
-from tooltape.fake_providers._json_text import loads
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
@@ -52,6 +51,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     validate_chat_request,
 )
 from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage
+from tooltape.harness._json_text import loads
 from tooltape.harness._stored import stored_chunks
 
 __all__ = [

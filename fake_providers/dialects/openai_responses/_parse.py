@@ -33,8 +33,8 @@ from typing import Any
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.fake_providers._json_text import loads
 from tooltape.fake_providers._sse import openai_sdk_events
+from tooltape.harness._json_text import loads
 
 __all__ = ["parse_responses_body"]
 
