@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.utils._merge import merge_lists
 
-__all__ = ["lane_count", "merge_by_lane", "validity"]
+__all__ = ["merge_by_lane", "validity"]
 
 
 def _lane(index: Any) -> Hashable:
@@ -28,11 +28,6 @@ def _lane(index: Any) -> Hashable:
     if type(index) is int or (index is not None and isinstance(index, Hashable)):
         return index
     return object()
-
-
-def lane_count(rows: Sequence[Sequence[ToolCallChunk]]) -> int:
-    """How many distinct lanes the stream's chunks use."""
-    return len({_lane(c.get("index")) for row in rows for c in row})
 
 
 def merge_by_lane(rows: Sequence[Sequence[ToolCallChunk]]) -> list[ToolCallChunk]:

@@ -1,22 +1,27 @@
-"""The reference oracle: langchain-core's own merge, run message by message.
+"""The reference oracle: langchain-core's own merge of a stream's messages.
 
-Nothing here re-implements merging. Each streamed message becomes an
-``AIMessageChunk`` and langchain-core's n-ary ``add_ai_message_chunks`` folds
-them in one call, followed by the ``chunk_position="last"`` chunk that chat
-models emit at the end of a stream. The n-ary form matters: ``full = full +
-chunk`` re-parses the accumulated arguments at every step and is quadratic,
-while one n-ary call parses once. :func:`pairwise_merge` keeps the slow form
-for comparisons; the test suite proves the two agree.
+Nothing here re-implements merging. What a chat model's consumer does is fold
+every streamed ``AIMessageChunk``, then the ``chunk_position="last"`` chunk chat
+models emit at the end, with langchain-core's ``add_ai_message_chunks``: its
+tool-call chunks are merged by ``merge_lists``, and validating the merged
+message parses each merged chunk into a valid or an invalid call.
 
-The messages fed to that call are built without langchain-core's validators
-(:func:`merge_input`): a validated ``AIMessageChunk`` partial-parses its own
-fragment into ``tool_calls``, which the merge never reads, and that step was
-most of the oracle's cost. A chunk whose fields do not already have the types
-langchain-core stores (:mod:`tooltape.harness._stored`) goes through the validated
-constructor instead, so coercion and rejection stay langchain-core's; the tests
-prove both paths give identical merges on drawn streams. A stream merged lane by
-lane builds no message per delta at all, only the one it hands to
-``add_ai_message_chunks`` with the final chunk.
+:func:`reference_merge` runs exactly those two langchain-core steps, each in the
+form that stays linear and builds nothing it does not read:
+
+- ``merge_lists`` lane by lane (:mod:`tooltape.harness._lane_merge`): it only
+  ever joins chunks of one index, so cutting the stream by index gives the same
+  merged chunks in the same order, without its scan of every earlier chunk (N
+  parallel calls: N² comparisons) and without a message per delta;
+- the merged message's own after-validators (``init_tool_calls`` ...) on a message
+  built without field validation, when its chunks already have the types
+  validation stores (:mod:`tooltape.harness._stored`), which it would store
+  unchanged; any other chunk goes through the validating constructor, so
+  coercion and rejection stay langchain-core's.
+
+Property tests hold the result to one validated n-ary ``add_ai_message_chunks``
+call on drawn streams, and that call to ``full = full + chunk``
+(:func:`pairwise_merge`, quadratic, kept for comparisons).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from pydantic import ValidationError
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._hazards import find_hazards
-from tooltape.harness._lane_merge import lane_count, merge_by_lane, validity
+from tooltape.harness._lane_merge import merge_by_lane, validity
 from tooltape.harness._models import MergeResult
 from tooltape.harness._stored import stored_chunks
 
@@ -162,9 +167,9 @@ def to_message_chunks(deltas: DeltasLike) -> list[AIMessageChunk]:
 
 
 def merge_input(deltas: DeltasLike) -> list[AIMessageChunk]:
-    """The messages :func:`reference_merge` folds: :func:`to_message_chunks`, built cheaply.
+    """:func:`to_message_chunks`, built cheaply: the messages a validated n-ary merge folds.
 
-    For tooltape's own use (the reference merge, lanes): only ``tool_call_chunks``
+    For tooltape's own comparisons: only ``tool_call_chunks``
     are filled in (``tool_calls`` stay empty, as the merge never reads them), the
     messages share their empty containers and may hold the caller's chunk lists;
     read them, never mutate or keep them. Chunks with other types than
@@ -251,20 +256,15 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
     Returns:
         The merged chunks, the valid and invalid tool calls, and the hazards.
 
-    Linear in the stream's length: one n-ary ``add_ai_message_chunks`` call, or, for
-    a stream with many indexes, langchain-core's merge run lane by lane
-    (:mod:`tooltape.harness._lane_merge`), which gives the same chunks.
+    Linear in the stream's length: langchain-core's ``merge_lists`` run lane by lane,
+    then the merged message's own validators (see the module docstring); the same
+    result as one n-ary ``add_ai_message_chunks`` call.
     """
     built = _messages(deltas, _stored_row)
     if not built:
         return MergeResult(chunks=[], tool_calls=[], invalid_tool_calls=[])
     rows = [row.tool_call_chunks if isinstance(row, AIMessageChunk) else row for row in built]
-    if lane_count(rows) > _LANES_MERGED_WHOLE:
-        # Only the lane path's chunks are read, so no message is built per delta.
-        merged = _finished(merge_by_lane(rows))
-    else:
-        messages = [_as_message(row) for row in built]
-        merged = add_ai_message_chunks(messages[0], *messages[1:], _last())
+    merged = _finished(merge_by_lane(rows))
     # langchain-core validated these lists as it built the message: not again (a tenth
     # of the merge of 100,000 calls).
     return MergeResult.model_construct(
@@ -273,10 +273,6 @@ def reference_merge(deltas: DeltasLike) -> MergeResult:
         invalid_tool_calls=list(merged.invalid_tool_calls),
         hazards=tuple(find_hazards(merged.tool_call_chunks, valid=validity(merged), stream=rows)),
     )
-
-
-_LANES_MERGED_WHOLE = 32
-"""Up to this many indexes, one n-ary call; beyond, lane by lane (its scan is quadratic)."""
 
 
 def pairwise_merge(deltas: DeltasLike) -> AIMessageChunk | None:

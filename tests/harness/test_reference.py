@@ -1,7 +1,6 @@
 import functools
 import json
 import operator
-from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -13,7 +12,6 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.harness import (
     Plan,
     TooltapeUsageError,
-    _reference,
     find_hazards,
     pairwise_merge,
     reference_merge,
@@ -321,17 +319,28 @@ def test_lane_path_coerces_odd_chunks_like_validated_messages():
 
 
 @given(st.one_of(_LANE_CHUNKS, planned_streams().map(lambda s: s.deltas()), _odd_deltas()))
-def test_the_lane_path_merges_every_stream_as_the_nary_path(deltas):
-    # The lane path (taken past 32 indexes) builds its last message without field
-    # validation and runs langchain-core's after-validators on it; on any stream,
-    # forced onto that path, it gives what one validated n-ary merge gives.
-    with mock.patch.object(_reference, "_LANES_MERGED_WHOLE", -1):
-        try:
-            lanes = reference_merge(deltas)
-        except TooltapeUsageError:  # a chunk langchain-core rejects: on both paths
-            with pytest.raises(TooltapeUsageError):
-                reference_merge(deltas)
-            return
-    nary = reference_merge(deltas)
-    assert lanes == nary
-    assert [list(c.items()) for c in lanes.chunks] == [list(c.items()) for c in nary.chunks]
+def test_reference_merge_is_one_validated_nary_merge(deltas):
+    # reference_merge runs merge_lists lane by lane and the merged message's own
+    # validators on a message built without field validation; on any stream it gives
+    # what one validated n-ary add_ai_message_chunks call (and the final chunk) gives.
+    try:
+        messages = to_message_chunks(deltas)
+    except TooltapeUsageError:  # a chunk langchain-core rejects: rejected by both
+        with pytest.raises(TooltapeUsageError):
+            reference_merge(deltas)
+        return
+    result = reference_merge(deltas)
+    if not messages:
+        assert result.chunks == []
+        return
+    last = AIMessageChunk(content="", chunk_position="last")
+    nary = add_ai_message_chunks(messages[0], *messages[1:], last)
+    assert [list(c.items()) for c in result.chunks] == [
+        list(c.items()) for c in nary.tool_call_chunks
+    ]
+    assert result.tool_calls == nary.tool_calls
+    assert result.invalid_tool_calls == nary.invalid_tool_calls
+    rows = [list(m.tool_call_chunks) for m in messages]
+    assert result.hazards == tuple(
+        find_hazards(nary.tool_call_chunks, valid=validity(nary), stream=rows)
+    )
