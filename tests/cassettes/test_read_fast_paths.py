@@ -15,7 +15,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tooltape.cassettes import CassetteError, inspect_body, library_path, load_cassette
-from tooltape.cassettes._events import _first_event, _json, _Where, read_body, read_events
+from tooltape.cassettes._events import (
+    _first_event,
+    _json,
+    _plain_sse,
+    _sse,
+    _Where,
+    read_body,
+    read_events,
+)
 from tooltape.cassettes._frames import framing_of, split_frames
 from tooltape.fake_providers import decode_sse, get_dialect
 from tooltape.fake_providers._sse import _sdk_events_line_by_line, openai_sdk_events
@@ -222,6 +230,26 @@ def test_fast_and_slow_paths_give_the_same_deltas(names):
     ends = [n for n, name in enumerate(names) if name in _ENDS]
     before_end = names[: ends[0]] if ends else names
     assert (plain is None) == bool(_SLOW & set(before_end))
+
+
+@given(st.lists(st.sampled_from(sorted(_FRAMES)), max_size=8))
+@example(["name", "args", "done"])
+@example(["name", "done", "args"])  # frames after the sentinel: read frame by frame
+@example(["string", "done"])
+@example(["name", "done, spaced after"])
+def test_a_plain_body_read_in_one_pass_reads_as_frame_by_frame(names):
+    body = "".join(_FRAMES[name] for name in names).encode()
+    where = _Where("f.yaml", 0, aborted=False)
+    one_pass = _plain_sse(body)
+    try:
+        by_frame = _sse(split_frames(body, "text/event-stream"), where)
+    except CassetteError:
+        assert one_pass is None  # the frame-by-frame reader names the bad event
+        return
+    if one_pass is not None:
+        assert one_pass == by_frame
+    if names and set(names) <= {"name", "args", "second", "string", "error"}:
+        assert one_pass is not None  # the common body does take the one pass
 
 
 def test_bundled_openai_chat_bodies_give_the_same_deltas_both_ways():
