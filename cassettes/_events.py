@@ -21,6 +21,7 @@ from typing import Any
 from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
 from tooltape.cassettes._frames import _SSE_LINE, Framing, split_frames
 from tooltape.fake_providers import decode_sse
+from tooltape.fake_providers._sse import frame_data, plain_data_frames
 from tooltape.harness._json_text import loads
 
 __all__ = ["BodyEvent", "BodyReading", "read_body", "read_events"]
@@ -128,8 +129,7 @@ def _plain_data(text: str) -> str | None:
         and text.count("\n") == 2
         and "\r" not in text
     ):
-        data = text[5:-2]
-        return data[1:] if data.startswith(" ") else data
+        return frame_data(text[:-2])
     return None
 
 
@@ -194,17 +194,13 @@ def _plain_sse(body: bytes) -> BodyReading | None:
     ``[DONE]``. Anything else (and any event that is not JSON, whose error names it)
     is read frame by frame.
     """
-    if not body.endswith(b"\n\n") or b"\r" in body or b"\n\n\n" in body or body[:1] == b"\n":
+    frames = plain_data_frames(body) if body.isascii() else None
+    if frames is None:
         return None
-    if not body.isascii():
-        return None
-    frames = body[:-2].decode("ascii").split("\n\n")
     events, plain, position = [], [], 0
     for number, frame in enumerate(frames):
-        if not frame.startswith("data:") or "\n" in frame:
-            return None
         start, position = position, position + len(frame) + 2
-        data = frame[6:] if frame[5:6] == " " else frame[5:]
+        data = frame_data(frame)
         if data == "[DONE]" and number == len(frames) - 1:
             events.append(BodyEvent(number, start, position, "[DONE]", data))
             break

@@ -21,7 +21,9 @@ __all__ = [
     "decode_sse",
     "encode_ndjson",
     "encode_sse",
+    "frame_data",
     "openai_sdk_events",
+    "plain_data_frames",
 ]
 
 _LINE = re.compile(r"\r\n|\r|\n")
@@ -116,20 +118,21 @@ def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
     unterminated last line is decoded but never dispatched (a broken character in
     it still raises ``UnicodeDecodeError``). Both OpenAI dialects read bytes this way.
     """
-    plain = _plain_data(body)
-    if plain is not None:
-        for data in plain:
-            yield None, data
+    frames = plain_data_frames(body)
+    if frames is not None:
+        for frame in frames:
+            yield None, frame_data(frame)
         return
     yield from _sdk_events_line_by_line(body)
 
 
-def _plain_data(body: bytes) -> list[str] | None:
-    """The data of each event of a body of one-line ``data:`` events (LF only), else ``None``.
+def plain_data_frames(body: bytes) -> list[str] | None:
+    """The events of a body of one-line ``data:`` events (LF only), else ``None``.
 
     The common body, rendered or recorded: each event is one ``data:`` line and a
-    blank line, and the body ends with one. Every SSE decoder dispatches exactly these
-    data, so they are cut out in one pass instead of line by line.
+    blank line, and the body ends with one. Every SSE decoder dispatches exactly the
+    data of these lines, so readers cut them out in one pass instead of line by line.
+    Each frame is returned without its line end and blank line (see :func:`frame_data`).
     """
     if not body.endswith(b"\n\n") or b"\r" in body or b"\n\n\n" in body or body[:1] == b"\n":
         return None
@@ -137,12 +140,15 @@ def _plain_data(body: bytes) -> list[str] | None:
         frames = body[:-2].decode("utf-8").split("\n\n")
     except UnicodeDecodeError:
         return None  # line by line, where the broken line raises as the SDK's decoder does
-    data = []
     for frame in frames:
         if not frame.startswith("data:") or "\n" in frame:
             return None
-        data.append(frame[6:] if frame[5:6] == " " else frame[5:])
-    return data
+    return frames
+
+
+def frame_data(frame: str) -> str:
+    """The data of one ``data:`` line (the one space after the colon dropped)."""
+    return frame[6:] if frame[5:6] == " " else frame[5:]
 
 
 def _sdk_events_line_by_line(body: bytes) -> Iterator[tuple[str | None, str]]:
