@@ -273,21 +273,29 @@ class _Reads(httpx2.SyncByteStream):
         yield from self.reads
 
 
-def _bare_chat_openai(wire: Any) -> Callable[[], Any]:
+def _bare_chat_openai(wire: Any, plan: Any) -> Callable[[], Any]:
+    """``ChatOpenAI.stream`` reading ``wire`` from a MockTransport: the model, tools and
+    prompt a matrix cell uses (``chat_openai``'s settings), and nothing of tooltape's."""
     from langchain_openai import ChatOpenAI
+
+    from tooltape.plugin.cli.adapters import tools_for
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(wire.status, headers=list(wire.headers), stream=_Reads(wire.reads))
 
     client = httpx2.Client(transport=httpx2.MockTransport(handler))
     model = ChatOpenAI(
-        model="gpt-4o", api_key="sk-bench", base_url="http://bench/v1", http_client=client
+        model="gpt-4o",
+        api_key="sk-bench",
+        base_url="http://bench/v1",
+        http_client=client,
+        streaming=True,
+        max_retries=0,
     )
-    tools = [{"title": "get_weather", "description": "d", "type": "object", "properties": {}}]
-    bound = model.bind_tools(tools)
+    bound = model.bind_tools(tools_for(plan))
 
     def run() -> Any:
-        chunks = list(bound.stream("hi"))
+        chunks = list(bound.stream("What is the weather in Paris?"))
         return add_ai_message_chunks(chunks[0], *chunks[1:])
 
     return run
@@ -371,7 +379,7 @@ def matrix(rounds: int) -> list[Row]:
         except Exception:
             bare.append(None)  # the matrix skips it too (after trying to render it)
             continue
-        bare.append(_bare_chat_openai(wire))
+        bare.append(_bare_chat_openai(wire, scenario.plan))
     _cell_rounds(scenarios, bare, 1)  # build the chat model and warm imports once
     pairs = _cell_rounds(scenarios, bare, rounds)
     ratios = [m / b for m, b in pairs]
