@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.harness._json_text import loads
 
 __all__ = ["BodyProblem", "field_problem", "json_type", "read_json"]
 
@@ -67,7 +68,7 @@ def read_json(request: ProviderRequest) -> tuple[Any, BodyProblem | None]:
     if not request.body.strip():
         return None, None
     try:
-        return json.loads(request.body), None
+        return loads(request.body), None
     except json.JSONDecodeError as error:
         return None, BodyProblem("syntax", str(error), error=error)
     except UnicodeDecodeError:

@@ -56,10 +56,11 @@ def wire_response(http: ModuleType, wire: Wire, reason: str | None = None) -> An
 
 def provider_request(request: Any, body: bytes) -> ProviderRequest:
     """An httpx or httpx2 request (its ``body`` already read) as a fake provider sees it."""
+    url = request.url
     return ProviderRequest(
         method=request.method,
-        path=request.url.path,
+        path=url.path,
         headers={k.lower(): v for k, v in request.headers.items()},
         body=body,
-        query=dict(request.url.params.items()),
+        query=dict(url.params.items()) if url.query else {},
     )

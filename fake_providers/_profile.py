@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent, Rendering
 from tooltape.fake_providers._echo import request_body
 from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
@@ -104,6 +104,15 @@ class ProfileDialect(Dialect):
         if request is not None:
             request = _asking_for_usage(request)
         return self.base.render(plan, [*self.quirks, *quirks], seed, request=request)
+
+    def rendering(
+        self,
+        plan: Plan | PlannedStream,
+        quirks: Iterable[Quirk | str | dict[str, Any]] = (),
+        seed: int = 0,
+    ) -> Rendering:
+        """The base dialect's rendering, with the profile's quirks first."""
+        return self.base.rendering(plan, [*self.quirks, *quirks], seed)
 
 
 def _asking_for_usage(request: ProviderRequest) -> ProviderRequest:

@@ -59,10 +59,10 @@ class ProviderRequest:
     query: dict[str, str] = field(default_factory=dict)
 
     def json(self) -> object:
-        """The body parsed as JSON (``None`` when it is empty)."""
-        import json
+        """The body parsed as JSON (``None`` when it is empty), as ``json.loads`` parses it."""
+        from tooltape.harness._json_text import loads
 
-        return json.loads(self.body) if self.body else None
+        return loads(self.body) if self.body else None
 
 
 @dataclass(frozen=True)

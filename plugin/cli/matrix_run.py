@@ -100,6 +100,12 @@ class Cell:
         """The parsed stream drawn as index lanes, drawn when first shown."""
         return draw_lanes(self.deltas) if self.deltas is not None else ""
 
+    @functools.cached_property
+    def reference_calls(self) -> Merged:
+        """The reference's valid and invalid calls, as subjects' merges are compared with them."""
+        assert self.reference is not None
+        return _reference_calls(self.reference)
+
     @property
     def status(self) -> str:
         """The worst result in the cell (``n/a`` when nothing ran)."""
@@ -211,6 +217,7 @@ class _Stage:
         self.patched = ProviderRouter([placeholder])
         stack.enter_context(patch_httpx2(router=self.patched))
         stack.enter_context(patch_httpx(router=self.patched))
+        self.logs = stack.enter_context(_captured_logs())
         self.server_url = ""
         self.app = FakeProviderApp(placeholder)
         if needs_server:
@@ -248,7 +255,11 @@ def _short(error: BaseException) -> str:
 
 
 class _LogCapture(logging.Handler):
-    """Collect what libraries log while a subject runs (cohere logs bad SSE data)."""
+    """Collect what libraries log while a subject runs (cohere logs bad SSE data).
+
+    One handler stays on the root logger for the whole run; :meth:`take` empties it
+    before a subject streams and hands over what it logged after.
+    """
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -256,6 +267,11 @@ class _LogCapture(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(" ".join(record.getMessage().split())[:300])
+
+    def take(self) -> list[str]:
+        """The messages logged since the last call."""
+        messages, self.messages = self.messages, []
+        return messages
 
 
 @contextmanager
@@ -274,7 +290,8 @@ def _run_subject(
 ) -> Result:
     assert cell.reference is not None
     started = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught, _captured_logs() as logs:
+    stage.logs.take()  # what was logged between subjects is not this one's
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             client = stage.client(adapter, dialect)
@@ -283,18 +300,33 @@ def _run_subject(
         except Exception as error:
             result = Result(adapter.name, "crashes", _short(error), type(error).__name__)
         else:
-            status, detail = compare(got, cell.reference, cell.scenario, cell.lossless)
-            result = Result(adapter.name, status, detail)
+            result = Result(adapter.name, *_subject_outcome(cell, got))
     result.seconds = time.perf_counter() - started
-    result.warnings = sorted({str(w.message) for w in caught} | set(logs.messages))
+    result.warnings = sorted({str(w.message) for w in caught} | set(stage.logs.take()))
     return result
+
+
+def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
+    """``compare(got, cell.reference, ...)``, the reference's own outcome already known.
+
+    A subject that merged what the reference merged shares the reference's outcome
+    (the plan check and the hazards are the reference's), so only a difference is
+    worked out here.
+    """
+    want = cell.reference_calls
+    got = _align_generated_ids(got, want)
+    if got != want:
+        return "differs", _diff(want, got, "reference", "subject")
+    reference = cell.results[0]  # _prepared put the reference's result first
+    return reference.status, reference.detail
 
 
 def _reference_result(cell: Cell, scenario: Scenario) -> Result:
     assert cell.reference is not None
+    want = cell.reference_calls  # worked out with the preparation: every subject compares with it
     status, detail = "pass", ""
     if cell.lossless:
-        status, detail = compare(_reference_calls(cell.reference), cell.reference, scenario, True)
+        status, detail = compare(want, cell.reference, scenario, True)
     elif cell.reference.hazards:
         status, detail = "hazard", "; ".join(map(str, cell.reference.hazards))
     return Result("reference", status, detail)
@@ -304,19 +336,19 @@ def _prepared(scenario: Scenario, dialect: Dialect) -> tuple[Cell, Wire | None]:
     """A cell rendered, parsed and merged by the reference, and its wire (``None``: no subject)."""
     cell = Cell(scenario, dialect.name, lossless=is_lossless(scenario, dialect))
     try:
-        wire = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
+        rendering = dialect.rendering(scenario.plan, scenario.quirks, scenario.seed)
     except TooltapeUsageError as error:
         cell.skipped = str(error)
         return cell, None
     try:
-        deltas = dialect.parse(wire.body)
+        deltas = rendering.deltas()
         cell.reference = reference_merge(deltas)
         cell.deltas = deltas
     except Exception as error:
         cell.results.append(Result("reference", "crashes", _short(error), type(error).__name__))
         return cell, None
     cell.results.append(_reference_result(cell, scenario))
-    return cell, wire
+    return cell, rendering.wire
 
 
 _PREPARED_AHEAD = 64

@@ -27,6 +27,7 @@ from tooltape.cassettes._events import (
 from tooltape.cassettes._frames import framing_of, split_frames
 from tooltape.fake_providers import decode_sse, get_dialect
 from tooltape.fake_providers._sse import _sdk_events_line_by_line, openai_sdk_events
+from tooltape.harness._json_text import loads
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
@@ -132,6 +133,25 @@ def test_event_data_reads_as_json_loads_reads_it(text):
     value, ok = _json(text, 3, where, cut_ok=False)
     assert ok
     assert repr(value) == repr(expected)
+
+
+_BODY_BYTES = _JSON_VALUES.map(lambda v: json.dumps(v).encode()) | _JSON_TEXTS.map(
+    lambda text: text.encode("utf-8", "surrogatepass")
+)
+
+
+@given(_BODY_BYTES | st.binary(max_size=20))
+@example('{"a": 1}'.encode("utf-16"))  # json.loads detects UTF-16; pydantic-core refuses it
+@example(b'\xef\xbb\xbf{"a": 1}')  # a UTF-8 byte-order mark: likewise
+@example(b'{"a": "\xff"}')  # invalid UTF-8: both refuse, json.loads's error counts
+def test_request_bodies_read_as_json_loads_reads_them(body):
+    try:
+        expected = json.loads(body)
+    except (ValueError, RecursionError) as error:
+        with pytest.raises(type(error)):
+            loads(body)
+        return
+    assert repr(loads(body)) == repr(expected)
 
 
 _LIBRARY = sorted(library_path("whole_call", "openai_chat").parent.parent.glob("*/*.yaml"))

@@ -448,3 +448,22 @@ def test_t3_an_unnamed_error_envelope_silently_truncates_anthropic_calls() -> No
     calls = anthropic_calls([{"kind": "error_envelope", "after": first_args + 1}])
     assert [c["name"] for c in calls] == ["get_weather"]  # no exception: the rest is gone
     assert calls[0]["args"] != PLAN.calls[0].args
+
+
+_EVENT_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(st.dictionaries(st.text(), _EVENT_DATA, max_size=5))
+def test_an_event_is_framed_with_the_json_that_json_dumps_writes(data):
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    try:
+        framed = f"data: {text}\n\n".encode()
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 for it either way
+        with pytest.raises(UnicodeEncodeError):
+            encode_sse(data)
+        return
+    assert encode_sse(data) == framed

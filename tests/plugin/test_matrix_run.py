@@ -1,0 +1,70 @@
+"""``run_matrix`` in-process: cell order across preparation blocks, and what a subject emitted.
+
+Cells are rendered, parsed and merged a block at a time before their subjects
+stream them; the results, their order and one progress call per cell must not
+show it. A subject's warnings and log records are its own: the one handler the
+run keeps on the root logger hands each subject only what it logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+from tooltape.cassettes import bundled_scenarios, get_scenario
+from tooltape.fake_providers import get_dialect
+from tooltape.harness import Plan
+from tooltape.plugin.cli.adapters import Adapter, Merged
+from tooltape.plugin.cli.expect import Expectations
+from tooltape.plugin.cli.matrix_run import (
+    _PREPARED_AHEAD,
+    _prepared,
+    _run_subject,
+    _staged,
+    run_matrix,
+)
+
+
+def test_cells_come_in_scenario_then_dialect_order_across_blocks() -> None:
+    scenarios = bundled_scenarios()
+    dialects = ["openai_chat", "anthropic_messages"]
+    assert len(scenarios) * len(dialects) > _PREPARED_AHEAD  # more than one block
+    seen: list[tuple[str, str]] = []
+
+    cells = run_matrix(
+        scenarios,
+        dialects,
+        [],  # no subject: the reference only
+        Expectations((), "test"),
+        lambda cell: seen.append((cell.scenario.name, cell.dialect)),
+    )
+
+    expected = [(s.name, d) for s in scenarios for d in dialects]
+    assert [(c.scenario.name, c.dialect) for c in cells] == expected
+    assert seen == expected
+    rendered = [c for c in cells if not c.skipped]
+    assert rendered and all(c.results[0].adapter == "reference" for c in rendered)
+
+
+def _noisy_subject(message: str) -> Adapter:
+    def run(_client: object, _plan: Plan) -> Merged:
+        logging.getLogger("some.sdk").warning("bad SSE data: %s", message)
+        warnings.warn(f"deprecated: {message}", DeprecationWarning, stacklevel=1)
+        return [], []
+
+    return Adapter("noisy", ("openai_chat",), (), lambda _dialect, _url: None, run)
+
+
+def test_a_subject_keeps_what_it_logged_and_warned_and_nothing_else() -> None:
+    dialect = get_dialect("openai_chat")
+    cell, wire = _prepared(get_scenario("parallel_sequential"), dialect)
+    assert wire is not None
+
+    with _staged(needs_server=False) as stage:
+        logging.getLogger("elsewhere").warning("logged between two subjects")
+        first = _run_subject(stage, _noisy_subject("one"), dialect, cell, wire)
+        second = _run_subject(stage, _noisy_subject("two"), dialect, cell, wire)
+
+    assert first.warnings == ["bad SSE data: one", "deprecated: one"]
+    assert second.warnings == ["bad SSE data: two", "deprecated: two"]
+    assert first.status == "differs"  # it merged nothing; the reference has two calls
