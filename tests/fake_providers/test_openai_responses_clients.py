@@ -17,9 +17,11 @@ import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_openai import ChatOpenAI
+from langchain_openai.chat_models import base as chat_openai_base
 
 from tooltape.fake_providers import ProviderRequest, Wire, decode_sse, get_dialect
 from tooltape.fake_providers.dialects.openai_responses._dialect import SERVER_ERROR
+from tooltape.fake_providers.dialects.openai_responses._parse import completes_arguments_on_done
 from tooltape.harness import Plan, PlannedCall, parse_quirk, reference_merge, stream_plan
 
 DIALECT = get_dialect("openai_responses")
@@ -325,14 +327,17 @@ def test_content_filter_finish_is_an_incomplete_response() -> None:
 # --- pinned adapter and SDK behaviour ---------------------------------------------------
 
 
-def test_pin_rs1_arguments_only_in_done_merge_to_empty_args() -> None:
-    """QUIRKS RS1: langchain-openai ignores ``function_call_arguments.done``."""
+def test_pin_rs1_arguments_only_in_done() -> None:
+    """QUIRKS RS1: langchain-openai before 1.8.1 ignores ``function_call_arguments.done``
+    (the calls merge with ``{}``); 1.8.1 and later stream the arguments it completes."""
     wire = DIALECT.render(PLANS["parallel"], ["no_argument_deltas"])
     chunks, _ = _stream(_chat_model(wire))
     summed = add_ai_message_chunks(chunks[0], *chunks[1:])
+    recovered = hasattr(chat_openai_base, "_remaining_function_call_arguments")  # 1.8.1
+    assert completes_arguments_on_done() == recovered  # the mirror follows the installed release
     assert [(c["name"], c["args"], c["id"]) for c in summed.tool_calls] == [
-        ("get_weather", {}, "call_Wx1"),
-        ("get_time", {}, "call_Tm2"),
+        ("get_weather", {"city": "Paris"} if recovered else {}, "call_Wx1"),
+        ("get_time", {"tz": "CET", "24h": True} if recovered else {}, "call_Tm2"),
     ]
 
 

@@ -3,17 +3,19 @@
 A faithful re-statement, without importing either library, of two pieces of
 code: openai-python's SSE decoder and stream loop (``openai/_streaming.py``:
 ``[DONE]`` ends the stream, a payload with a truthy ``error`` key raises
-``APIError``, bad JSON raises), and langchain-openai 1.7's
-``_convert_responses_chunk_to_generation_chunk`` with its default
+``APIError``, bad JSON raises), and langchain-openai's
+``_convert_responses_chunk_to_generation_chunk`` (1.7 and 1.8) with its default
 ``output_version``: which event yields a message, which yields tool-call
 chunks, and how ``index`` advances. Two rules of that function make the
 Responses quirks visible (QUIRKS RS1, RS2):
 
-* a function call yields tool-call chunks only from ``output_item.added``
-  (name, ``call_id``, the item's ``arguments``) and from
-  ``function_call_arguments.delta`` (arguments alone);
-  ``function_call_arguments.done`` and its ``output_item.done`` yield nothing
-  (a ``custom_tool_call`` yields one chunk, from its ``output_item.done``);
+* a function call yields tool-call chunks from ``output_item.added`` (name,
+  ``call_id``, the item's ``arguments``) and from ``function_call_arguments.delta``
+  (arguments alone); its ``output_item.done`` yields nothing (a
+  ``custom_tool_call`` yields one chunk, from its ``output_item.done``). Its
+  ``function_call_arguments.done`` yields nothing up to langchain-openai 1.7; from
+  1.8.1 on, it yields the part of its ``arguments`` the deltas did not stream (all
+  of them when none came: RS1), so the reading follows the installed release;
 * the chunk ``index`` grows by one whenever the event's ``output_index`` (or,
   for text, its ``content_index``) differs from the previous indexed event's,
   so interleaved items split into several chunk indexes.
@@ -26,7 +28,11 @@ adapter's last message is not marked last (no ``response.completed`` or
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib.metadata
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,7 +42,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.harness._json_text import loads
 
-__all__ = ["parse_responses_body"]
+__all__ = ["completes_arguments_on_done", "parse_responses_body"]
 
 
 # Output items whose `done` event langchain-openai turns into a content block.
@@ -71,6 +77,21 @@ _SUMMARY_EVENTS = frozenset(
 
 class _AdapterRaises(Exception):
     """The SDK or the adapter raises on this event; the stream ends with an exception."""
+
+
+@functools.cache
+def completes_arguments_on_done() -> bool:
+    """Whether the installed langchain-openai streams what ``function_call_arguments.done`` adds.
+
+    langchain-openai 1.8.1 added it (``_remaining_function_call_arguments``); older
+    releases ignore the event. Without langchain-openai installed, the newest rule.
+    """
+    try:
+        version = importlib.metadata.version("langchain-openai")
+    except importlib.metadata.PackageNotFoundError:
+        return True
+    release = tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+    return release >= (1, 8, 1)
 
 
 def parse_responses_body(body: bytes) -> list[list[ToolCallChunk]]:
@@ -121,6 +142,8 @@ class _Cursor:
         self.sub_index: Any = -1
         self.item_output_indices: dict[Any, Any] = {}
         self.item_id: Any = None
+        self.arguments: dict[Any, Any] | None = {} if completes_arguments_on_done() else None
+        """Each call's arguments so far, by item id (1.8.1's ``function_call_arguments``)."""
 
     def _advance(self, output_index: Any, sub_index: Any = None) -> None:
         if self.item_id is not None and self.item_id in self.item_output_indices:
@@ -163,7 +186,17 @@ class _Cursor:
             return self._item_done(_mapping(item), output_index)
         elif kind == "response.function_call_arguments.delta":
             self._advance(output_index)
+            if self.arguments is not None:
+                with _raising():
+                    so_far = self.arguments.get(event.get("item_id"), "")
+                    self.arguments[event.get("item_id")] = so_far + event.get("delta")
             return [self._chunk(None, event.get("delta"), None)], False
+        elif kind == "response.function_call_arguments.done" and self.arguments is not None:
+            remaining = self._remaining(event)
+            if not remaining:
+                return None
+            self._advance(output_index)
+            return [self._chunk(None, remaining, None)], False
         elif kind in _SUMMARY_EVENTS:
             self._advance(output_index)
         elif kind not in ("response.refusal.done", "response.image_generation_call.partial_image"):
@@ -179,6 +212,9 @@ class _Cursor:
                 self._advance(output_index, 0)
         elif kind == "function_call":
             self._advance(output_index)
+            if self.arguments is not None:
+                with _raising():
+                    self.arguments[item.get("id")] = item.get("arguments") or ""
             name, args, call_id = item.get("name"), item.get("arguments"), item.get("call_id")
             return [self._chunk(name, args, call_id)], False
         elif kind == "reasoning":
@@ -187,6 +223,17 @@ class _Cursor:
         else:
             return None
         return [], False
+
+    def _remaining(self, event: dict[str, Any]) -> Any:
+        """``_remaining_function_call_arguments``: the arguments not streamed yet, or ``""``."""
+        assert self.arguments is not None
+        with _raising():
+            streamed = self.arguments.get(event.get("item_id"), "")
+            arguments = event.get("arguments") or ""
+            self.arguments[event.get("item_id")] = arguments
+            if not arguments.startswith(streamed):
+                return ""
+            return arguments[len(streamed) :]
 
     def _item_done(
         self, item: dict[str, Any], output_index: Any
@@ -200,3 +247,12 @@ class _Cursor:
             self._advance(output_index)
             return [], False
         return None
+
+
+@contextlib.contextmanager
+def _raising() -> Iterator[None]:
+    """Run the adapter's own expressions: where they raise on a malformed event, it does."""
+    try:
+        yield
+    except (TypeError, AttributeError) as error:
+        raise _AdapterRaises from error

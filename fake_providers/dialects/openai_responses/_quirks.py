@@ -55,8 +55,9 @@ NOT_EXPRESSIBLE = {
 class NoArgumentDeltas(Quirk):
     """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done`` (RS1).
 
-    langchain-openai reads function-call arguments from ``output_item.added`` and
-    the deltas only, so every call merges with ``{}`` arguments.
+    langchain-openai up to 1.7 reads function-call arguments from
+    ``output_item.added`` and the deltas only, so every call merges with ``{}``
+    arguments; 1.8.1 and later stream what ``.done`` completes, and recover them.
     """
 
     kind: Literal["no_argument_deltas"] = "no_argument_deltas"
