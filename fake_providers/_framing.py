@@ -277,6 +277,8 @@ def apply_wire_quirks(
     Raises:
         TooltapeUsageError: An SSE-only quirk on another framing, or not a wire quirk.
     """
+    if not quirks:  # one read per event (every matrix cell without a wire quirk)
+        return Wire(reads=tuple(frame for frame in frames if frame), headers=headers)
     framing = _framing_of(headers)
     content_type = next((v for k, v in headers if k.lower() == "content-type"), "")
     ordered = sorted((_checked(q, framing, content_type) for q in quirks), key=lambda q: q.order)
