@@ -60,7 +60,21 @@ def provider_request(request: Any, body: bytes) -> ProviderRequest:
     return ProviderRequest(
         method=request.method,
         path=url.path,
-        headers={k.lower(): v for k, v in request.headers.items()},
+        headers=_header_dict(request.headers),
         body=body,
         query=dict(url.params.items()) if url.query else {},
     )
+
+
+def _header_dict(headers: Any) -> dict[str, str]:
+    """``{name.lower(): value for name, value in headers.items()}`` in one pass.
+
+    ``Headers.items()`` joins a repeated header's values with ``", "``, as here, but
+    finds the headers' encoding once per header; it is found once here.
+    """
+    encoding = headers.encoding
+    merged: dict[str, str] = {}
+    for raw_name, raw_value in headers.raw:
+        name, value = raw_name.decode(encoding).lower(), raw_value.decode(encoding)
+        merged[name] = f"{merged[name]}, {value}" if name in merged else value
+    return merged

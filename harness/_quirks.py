@@ -101,6 +101,8 @@ QUIRK_ENTRY_POINT_GROUP = "tooltape.quirks"
 
 _REGISTRY: dict[str, type[Quirk]] = {}
 _LOADED: list[bool] = []  # non-empty once the entry-point modules were imported
+_BY_NAME: dict[str, Quirk] = {}
+"""A kind name's quirk, built once: quirks are frozen and a kind's class never changes."""
 
 
 class Quirk(BaseModel):
@@ -157,7 +159,10 @@ def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
     if isinstance(value, Quirk):
         return value
     if isinstance(value, str):
-        value = {"kind": value}
+        named = _BY_NAME.get(value)
+        if named is None:
+            named = _BY_NAME[value] = parse_quirk({"kind": value})
+        return named
     if not isinstance(value, dict) or "kind" not in value:
         raise TooltapeUsageError(
             f"a quirk must be a Quirk, a kind name or a mapping with 'kind'; got {value!r}"

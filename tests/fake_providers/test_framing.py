@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
 import httpx2
 import openai
 import pytest
@@ -22,6 +23,7 @@ from tooltape.fake_providers._framing import (
     WireQuirk,
     apply_wire_quirks,
 )
+from tooltape.fake_providers._http_objects import provider_request
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
 from tooltape.fake_providers._provider import FakeProvider
 from tooltape.fake_providers._sse import decode_sse, encode_sse
@@ -467,3 +469,15 @@ def test_an_event_is_framed_with_the_json_that_json_dumps_writes(data):
             encode_sse(data)
         return
     assert encode_sse(data) == framed
+
+
+_HEADER_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF), max_size=8)
+
+
+@pytest.mark.parametrize("http", [httpx, httpx2], ids=["httpx", "httpx2"])
+@given(headers=st.lists(st.tuples(_HEADER_TEXT, _HEADER_TEXT), max_size=6))
+def test_a_served_request_has_the_headers_items_gives(http, headers):
+    raw = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+    request = http.Request("POST", "http://fake.invalid/v1/chat", headers=raw)
+    served = provider_request(request, b"")
+    assert served.headers == {k.lower(): v for k, v in request.headers.items()}
