@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import warnings
 
+import pytest
+
 from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers import get_dialect
 from tooltape.harness import Plan
@@ -68,3 +70,24 @@ def test_a_subject_keeps_what_it_logged_and_warned_and_nothing_else() -> None:
     assert first.warnings == ["bad SSE data: one", "deprecated: one"]
     assert second.warnings == ["bad SSE data: two", "deprecated: two"]
     assert first.status == "differs"  # it merged nothing; the reference has two calls
+
+
+def _subject_merging(merged: Merged) -> Adapter:
+    return Adapter("fixed", ("openai_chat",), (), lambda _d, _u: None, lambda _c, _p: merged)
+
+
+@pytest.mark.parametrize("scenario_name", ["parallel_sequential", "missing_id", "late_name"])
+def test_a_subject_that_merges_as_the_reference_gets_its_outcome(scenario_name: str) -> None:
+    dialect = get_dialect("openai_chat")
+    cell, wire = _prepared(get_scenario(scenario_name), dialect)
+    assert wire is not None and cell.reference is not None
+    reference = cell.results[0]
+    valid, invalid = cell.reference_calls
+
+    with _staged(needs_server=False) as stage:
+        same = _run_subject(stage, _subject_merging((valid, invalid)), dialect, cell, wire)
+        nothing = _run_subject(stage, _subject_merging(([], [])), dialect, cell, wire)
+
+    assert (same.status, same.detail) == (reference.status, reference.detail)
+    assert nothing.status == "differs"
+    assert nothing.detail.startswith("--- reference\n+++ subject")
