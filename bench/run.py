@@ -274,24 +274,15 @@ class _Reads(httpx2.SyncByteStream):
 
 
 def _bare_chat_openai(wire: Any, plan: Any) -> Callable[[], Any]:
-    """``ChatOpenAI.stream`` reading ``wire`` from a MockTransport: the model, tools and
-    prompt a matrix cell uses (``chat_openai``'s settings), and nothing of tooltape's."""
-    from langchain_openai import ChatOpenAI
-
+    """``ChatOpenAI.stream`` reading ``wire`` from a MockTransport: the chat model, tools
+    and prompt a matrix cell uses, and nothing else of tooltape's."""
     from tooltape.plugin.cli.adapters import tools_for
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(wire.status, headers=list(wire.headers), stream=_Reads(wire.reads))
 
     client = httpx2.Client(transport=httpx2.MockTransport(handler))
-    model = ChatOpenAI(
-        model="gpt-4o",
-        api_key="sk-bench",
-        base_url="http://bench/v1",
-        http_client=client,
-        streaming=True,
-        max_retries=0,
-    )
+    model = get_dialect("openai_chat").chat_model("http://bench/v1", http_client=client)
     bound = model.bind_tools(tools_for(plan))
 
     def run() -> Any:
