@@ -319,7 +319,7 @@ class Dialect(Integration, ABC):
         tools, OpenAI's usage chunk asked for), and WIRE quirks re-frame the bytes;
         all are deterministic for ``seed``.
         """
-        return self._rendered(plan, quirks, seed, request)[0]
+        return self._rendered(plan, quirks, seed, request, payloads=False)[0]
 
     def rendering(
         self,
@@ -332,7 +332,7 @@ class Dialect(Integration, ABC):
         ``tooltape matrix`` renders every cell this way, then reads it: see
         :meth:`Rendering.deltas`.
         """
-        wire, payloads = self._rendered(plan, quirks, seed, None)
+        wire, payloads = self._rendered(plan, quirks, seed, None, payloads=True)
         return Rendering(self, wire, payloads)
 
     def _rendered(
@@ -341,8 +341,13 @@ class Dialect(Integration, ABC):
         quirks: Iterable[Quirk | str | dict[str, Any]],
         seed: int,
         request: ProviderRequest | None,
+        *,
+        payloads: bool,
     ) -> tuple[Wire, list[Any] | None]:
-        """The wire, and the payloads of its events up to ``[DONE]`` if its frames are plain."""
+        """The wire, and with ``payloads`` its events' JSON up to ``[DONE]`` if plainly framed.
+
+        A profile overrides this one step, so :meth:`render` and :meth:`rendering` serve it.
+        """
         parsed = [parse_quirk(q) for q in quirks]
         chunk_quirks = [q for q in parsed if q.stage < Stage.EVENTS]
         event_quirks = [q for q in parsed if q.stage is Stage.EVENTS]
@@ -356,7 +361,7 @@ class Dialect(Integration, ABC):
             events = self.echo(events, request)
         frames = [self.frame(event) for event in events]
         wire = self.wire(frames, wire_quirks, seed)
-        return wire, None if wire_quirks else self._plain_payloads(events)
+        return wire, self._plain_payloads(events) if payloads and not wire_quirks else None
 
     def _plain_payloads(self, events: list[ProviderEvent]) -> list[Any] | None:
         """The JSON of each event up to ``[DONE]``, when each was framed as one ``data:`` line.

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent, Rendering
+from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import request_body
 from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
@@ -87,15 +87,16 @@ class ProfileDialect(Dialect):
         """The base dialect's chat model (a profile is reached at its own base URL)."""
         return self.base.chat_model(base_url, tools=tools, **kwargs)
 
-    def render(
+    def _rendered(
         self,
         plan: Plan | PlannedStream,
-        quirks: Iterable[Quirk | str | dict[str, Any]] = (),
-        seed: int = 0,
+        quirks: Iterable[Quirk | str | dict[str, Any]],
+        seed: int,
+        request: ProviderRequest | None,
         *,
-        request: ProviderRequest | None = None,
-    ) -> Wire:
-        """Render with the profile's quirks first, then the caller's.
+        payloads: bool,
+    ) -> tuple[Wire, list[Any] | None]:
+        """The base dialect's rendering, with the profile's quirks first, then the caller's.
 
         The model is echoed from ``request``; whether usage is sent is the profile's
         (compatible servers differ from OpenAI: Databricks sends it unasked), so the
@@ -103,16 +104,8 @@ class ProfileDialect(Dialect):
         """
         if request is not None:
             request = _asking_for_usage(request)
-        return self.base.render(plan, [*self.quirks, *quirks], seed, request=request)
-
-    def rendering(
-        self,
-        plan: Plan | PlannedStream,
-        quirks: Iterable[Quirk | str | dict[str, Any]] = (),
-        seed: int = 0,
-    ) -> Rendering:
-        """The base dialect's rendering, with the profile's quirks first."""
-        return self.base.rendering(plan, [*self.quirks, *quirks], seed)
+        quirks = [*self.quirks, *quirks]
+        return self.base._rendered(plan, quirks, seed, request, payloads=payloads)
 
 
 def _asking_for_usage(request: ProviderRequest) -> ProviderRequest:
