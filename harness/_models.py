@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.messages import InvalidToolCall, ToolCall, ToolCallChunk
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 __all__ = [
     "Delta",
@@ -115,11 +115,12 @@ class Plan(_Frozen):
     """How the turn ends (see :data:`Finish`); ``None`` means ``tool_calls`` when there
     are calls, else ``stop``."""
 
-    @model_validator(mode="after")
-    def _number_calls(self) -> Plan:
+    @field_validator("calls")
+    @classmethod
+    def _number_calls(cls, calls: tuple[PlannedCall, ...]) -> tuple[PlannedCall, ...]:
         numbered = tuple(
             call if call.id is not None else _numbered(call, f"call_{n}")
-            for n, call in enumerate(self.calls)
+            for n, call in enumerate(calls)
         )
         seen: set[str | None] = set()
         for call in numbered:
@@ -129,8 +130,7 @@ class Plan(_Frozen):
                     "(use the duplicate-id quirk to put a duplicate on the wire)"
                 )
             seen.add(call.id)
-        self.__dict__["calls"] = numbered  # frozen: set once, while validating
-        return self
+        return numbered
 
     def with_fresh_ids(self, taken: Iterable[str | None]) -> Plan:
         """This plan with its numbered ids moved past ``taken`` (the ids earlier turns used).
@@ -166,10 +166,9 @@ class Plan(_Frozen):
 
 def _numbered(call: PlannedCall, call_id: str) -> PlannedCall:
     """A copy of ``call`` with an id the plan chose (so ``id_given`` stays False)."""
-    copy = call.model_copy()
-    copy.__dict__["id"] = call_id
-    copy.__pydantic_fields_set__.discard("id")
-    return copy
+    return type(call).model_construct(
+        call.model_fields_set - {"id"}, **{**dict(call), "id": call_id}
+    )
 
 
 class Hazard(_Frozen):

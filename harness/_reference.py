@@ -13,12 +13,15 @@ form that stays linear and builds nothing it does not read:
   ever joins chunks of one index, so cutting the stream by index gives the same
   merged chunks in the same order, without its scan of every earlier chunk (N
   parallel calls: N² comparisons) and without a message per delta;
-- the merged message's own after-validators (``init_tool_calls`` ...) on a message
-  built without field validation, when its chunks already have the types
-  validation stores (:mod:`tooltape.harness._stored`), which it would store
-  unchanged; any other chunk goes through the validating constructor, so
-  coercion and rejection stay langchain-core's.
+- the final message built as ``add_ai_message_chunks`` builds it, with
+  langchain-core's public, validating ``AIMessageChunk`` constructor, once per
+  stream: its own validators parse every merged chunk into a valid or an invalid
+  call. The streamed messages are not built at all when their chunks already are
+  what validation stores (:mod:`tooltape.harness._stored`); any other message goes
+  through that constructor, so coercion and rejection stay langchain-core's.
 
+Nothing here touches pydantic's internals or any other private module of
+langchain-core than ``merge_lists``.
 Property tests hold the result to one validated n-ary ``add_ai_message_chunks``
 call on drawn streams, and that call to ``full = full + chunk``
 (:func:`pairwise_merge`, quadratic, kept for comparisons).
@@ -33,7 +36,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias, TypeVar
 
 from langchain_core.messages import AIMessage, AIMessageChunk, InvalidToolCall, ToolCallChunk
-from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.messages.tool import tool_call_chunk
 from pydantic import TypeAdapter, ValidationError
 
@@ -46,7 +48,6 @@ from tooltape.harness._stored import stored_chunks
 
 __all__ = [
     "DeltasLike",
-    "merge_input",
     "merge_result_from_message",
     "pairwise_merge",
     "reference_merge",
@@ -85,18 +86,13 @@ def _validated(delta: list[Any], n: int) -> AIMessageChunk:
         raise TooltapeUsageError(f"delta {n}: langchain-core rejects its chunks: {error}") from None
 
 
-# The pickled state of a validated empty message, which every unvalidated message
-# starts from. Unpickling (``__new__`` then ``__setstate__``) is pydantic's own way
-# to rebuild a model without validation; ``model_construct`` costs ~30x more here,
-# as it inspects the signature of every default factory on every call (pydantic
-# 2.14). The messages share the empty containers: nothing here or in
-# ``add_ai_message_chunks`` mutates an input message, and none of them escapes.
-_EMPTY_STATE = AIMessageChunk(content="").__getstate__()
-_EMPTY_FIELDS = dict(_EMPTY_STATE["__dict__"])
-
-
 def _stored_row(delta: list[Any], n: int) -> list[ToolCallChunk] | AIMessageChunk:
-    """``delta``'s chunks as validation stores them; a validated message where it changes them."""
+    """``delta``'s chunks when validation would store them unchanged, else a validated message.
+
+    Only the final message needs validating for its calls (:func:`_finished`); a message
+    whose chunks validation would coerce or reject goes through langchain-core's
+    constructor here, so its coercion and its errors stay langchain-core's.
+    """
     stored = stored_chunks(delta)
     if stored is None:
         chunks = [_chunk(value, n, m) for m, value in enumerate(delta)]
@@ -104,23 +100,6 @@ def _stored_row(delta: list[Any], n: int) -> list[ToolCallChunk] | AIMessageChun
         if stored is None:
             return _validated(chunks, n)  # langchain-core coerces or rejects them
     return stored
-
-
-def _message(chunks: list[ToolCallChunk]) -> AIMessageChunk:
-    """A message holding ``chunks`` (stored as validation stores them), built without it."""
-    message = AIMessageChunk.__new__(AIMessageChunk)
-    message.__setstate__(
-        {**_EMPTY_STATE, "__dict__": {**_EMPTY_FIELDS, "tool_call_chunks": chunks}}
-    )
-    return message
-
-
-def _as_message(row: list[ToolCallChunk] | AIMessageChunk) -> AIMessageChunk:
-    return row if isinstance(row, AIMessageChunk) else _message(row)
-
-
-def _unvalidated(delta: list[Any], n: int) -> AIMessageChunk:
-    return _as_message(_stored_row(delta, n))
 
 
 _Built = TypeVar("_Built")
@@ -166,22 +145,6 @@ def to_message_chunks(deltas: DeltasLike) -> list[AIMessageChunk]:
     return _messages(deltas, _validated)
 
 
-def merge_input(deltas: DeltasLike) -> list[AIMessageChunk]:
-    """:func:`to_message_chunks`, built cheaply: the messages a validated n-ary merge folds.
-
-    For tooltape's own comparisons: only ``tool_call_chunks``
-    are filled in (``tool_calls`` stay empty, as the merge never reads them), the
-    messages share their empty containers and may hold the caller's chunk lists;
-    read them, never mutate or keep them. Chunks with other types than
-    langchain-core stores (a string index, say) go through its validating
-    constructor, which coerces or rejects them exactly as there.
-
-    Raises:
-        TooltapeUsageError: As :func:`to_message_chunks`.
-    """
-    return _messages(deltas, _unvalidated)
-
-
 def merge_result_from_message(message: AIMessage) -> MergeResult:
     """Describe an already merged message (the subject's output) as a :class:`MergeResult`."""
     chunks = list(message.tool_call_chunks) if isinstance(message, AIMessageChunk) else []
@@ -203,46 +166,16 @@ def merge_result_from_message(message: AIMessage) -> MergeResult:
     )
 
 
-_LAST = AIMessageChunk(content="", chunk_position="last")
-"""The chunk chat models emit at the end of a stream, built once (its validation cost 50 µs
-a merge); shared like the empty containers above: merging never mutates an input."""
-
-
-def _last() -> AIMessageChunk:
-    return _LAST
-
-
-_AFTER_VALIDATORS = [
-    decorator.func
-    for decorator in AIMessageChunk.__pydantic_decorators__.model_validators.values()
-    if decorator.info.mode == "after"
-]
-
-
 def _finished(chunks: list[ToolCallChunk]) -> AIMessageChunk:
-    """``add_ai_message_chunks(message of chunks, last chunk)``, for merged chunks.
+    """The message ``add_ai_message_chunks(..., last chunk)`` returns for merged ``chunks``.
 
-    Validating the merged message is what gives it its calls: langchain-core's
-    after-validators (``init_tool_calls`` ...) parse each chunk's arguments. Its
-    field validation stores a chunk list like this one unchanged, and on 100,000
-    calls cost as much as everything else the merge does; so when the chunks are
-    already in that form, the message is built without it and the model's own
-    after-validators are run on it, in its order. Anything else takes the validated
-    path. A test holds both paths equal on drawn streams.
+    Built as langchain-core builds it, with the public, validating constructor and
+    ``chunk_position="last"``, so its own validators parse each chunk's arguments into
+    a valid or an invalid call. ``add_ai_message_chunks`` copies each merged chunk with
+    ``tool_call_chunk(name, args, id, index)`` first; merging stored chunks gives dicts
+    of exactly those keys, which validation copies alike.
     """
-    stored = stored_chunks(chunks)
-    if stored is None:
-        return add_ai_message_chunks(_unvalidated(chunks, 0), _last())
-    message = AIMessageChunk.__new__(AIMessageChunk)
-    fields = {**_EMPTY_FIELDS, "tool_call_chunks": stored, "chunk_position": "last"}
-    # Its own set of fields set: the validators assign the calls, which adds to it.
-    fields_set = set(_EMPTY_STATE["__pydantic_fields_set__"])
-    message.__setstate__(
-        {**_EMPTY_STATE, "__dict__": fields, "__pydantic_fields_set__": fields_set}
-    )
-    for validator in _AFTER_VALIDATORS:
-        message = validator(message)
-    return message
+    return AIMessageChunk(content="", tool_call_chunks=chunks, chunk_position="last")
 
 
 def reference_merge(deltas: DeltasLike) -> MergeResult:
@@ -284,5 +217,7 @@ def pairwise_merge(deltas: DeltasLike) -> AIMessageChunk | None:
     messages = to_message_chunks(deltas)
     if not messages:
         return None
-    merged: AIMessageChunk = functools.reduce(operator.add, [*messages, _last()])
+    merged: AIMessageChunk = functools.reduce(
+        operator.add, [*messages, AIMessageChunk(content="", chunk_position="last")]
+    )
     return merged

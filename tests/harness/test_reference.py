@@ -19,7 +19,6 @@ from tooltape.harness import (
     to_message_chunks,
 )
 from tooltape.harness._lane_merge import merge_by_lane, validity
-from tooltape.harness._reference import merge_input
 from tooltape.harness._stored import stored_chunks
 from tooltape.harness.strategies import planned_streams
 
@@ -136,8 +135,9 @@ def test_string_index_is_coerced_like_langchain_core():
     assert result.calls() == [{"name": "f", "args": {}, "id": "c"}]
 
 
-# reference_merge builds its input messages without langchain-core's validators
-# (merge_input); these prove it merges exactly as the validated messages do.
+# reference_merge builds no message for a streamed message whose chunks validation would
+# store unchanged, and validates only the final one; these prove it merges exactly as
+# validated messages and one n-ary add_ai_message_chunks call do.
 
 _SEEDS = 25
 """Streams per drawn example: its plan and quirks under as many seeds, so the profile's
@@ -163,10 +163,6 @@ def _assert_same_merge(deltas):
     assert result.invalid_tool_calls == merged.invalid_tool_calls
     rows = [m.tool_call_chunks for m in to_message_chunks(deltas)]
     assert result.hazards == tuple(find_hazards(merged.tool_call_chunks, stream=rows))
-    cheap = merge_input(deltas)
-    assert [m.tool_call_chunks for m in cheap] == [
-        m.tool_call_chunks for m in to_message_chunks(deltas)
-    ]
 
 
 @given(planned_streams())
@@ -222,23 +218,6 @@ def test_odd_types_are_coerced_or_rejected_like_validated_messages(deltas):
     assert result.chunks == expected.tool_call_chunks
     assert result.tool_calls == expected.tool_calls
     assert result.invalid_tool_calls == expected.invalid_tool_calls
-
-
-def test_cheap_messages_are_langchain_messages_apart_from_parsed_calls():
-    for cheap, full in zip(
-        merge_input(LANGCHAIN_DOCS_STREAM), to_message_chunks(LANGCHAIN_DOCS_STREAM), strict=True
-    ):
-        assert (cheap.tool_calls, cheap.invalid_tool_calls) == ([], [])
-        assert full.tool_calls or full.invalid_tool_calls
-        assert (
-            cheap.model_copy(
-                update={
-                    "tool_calls": full.tool_calls,
-                    "invalid_tool_calls": full.invalid_tool_calls,
-                }
-            )
-            == full
-        )
 
 
 def test_malformed_chunk_in_a_long_stream_names_its_delta():
