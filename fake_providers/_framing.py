@@ -292,7 +292,3 @@ def apply_wire_quirks(
     if any(q.aborts for q in ordered):
         return AbortedWire(reads=tuple(reads), headers=headers)
     return Wire(reads=tuple(reads), headers=headers)
-
-
-# Importing the SSE quirks registers their kinds with parse_quirk.
-import tooltape.fake_providers._sse_quirks  # noqa: E402, F401

@@ -78,11 +78,6 @@ class Integration:
     accumulators: ClassVar[tuple[Accumulator, ...]] = ()
     no_accumulator: ClassVar[str] = ""
 
-    @property
-    def chat_model_subject(self) -> str:
-        """The LangChain integration's distribution name (``langchain-openai``)."""
-        return self.chat_model_module.replace("_", "-")
-
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """The JSON body a real client streams ``prompt`` with, offering ``tools``."""
         raise TooltapeUsageError(f"dialect {self.name!r} declares no sample request")

@@ -24,7 +24,6 @@ from tooltape.fake_providers import (
 from tooltape.harness import (
     Plan,
     PlannedStream,
-    Quirk,
     Scenario,
     TooltapeAssertionError,
 )
@@ -147,10 +146,3 @@ class FakeSession:
         problems += [f"no fake provider serves {request}" for request in unrouted]
         if problems:
             raise TooltapeAssertionError("; ".join(problems))
-
-
-def quirks_of(value: Any) -> list[Quirk]:
-    """Quirk objects from anything ``render`` accepts (for display)."""
-    from tooltape.harness import parse_quirk
-
-    return [parse_quirk(q) for q in value]
