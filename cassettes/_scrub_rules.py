@@ -18,18 +18,17 @@ user's ``vcr_config`` carries over:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tooltape.cassettes._errors import CassetteError
+from tooltape.harness._names import check_names
 
 __all__ = [
     "SCRUB_OPTIONS",
     "Replacement",
     "ScrubRules",
-    "did_you_mean",
     "merge_options",
     "scrub_rules",
 ]
@@ -57,13 +56,6 @@ class ScrubRules:
     post_data: Mapping[str, Replacement] = field(default_factory=dict)
     before_request: tuple[Hook, ...] = ()
     before_response: tuple[Hook, ...] = ()
-
-
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest known names, or nothing."""
-    known = list(known)
-    close = difflib.get_close_matches(name, known, n=2) or [k for k in known if name in k][:2]
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def _filters(option: str, items: Any, lower: bool) -> dict[str, Replacement]:
@@ -103,12 +95,7 @@ def scrub_rules(options: Mapping[str, Any]) -> ScrubRules:
     Raises:
         CassetteError: An unknown option (with the closest names), or a malformed one.
     """
-    for name in options:
-        if name not in SCRUB_OPTIONS:
-            raise CassetteError(
-                f"unknown scrubbing option {name!r}{did_you_mean(name, SCRUB_OPTIONS)}; "
-                f"options: {', '.join(SCRUB_OPTIONS)}"
-            )
+    check_names("scrubbing option", options, SCRUB_OPTIONS, error=CassetteError)
     given = {k: v for k, v in options.items() if v is not None}
     return ScrubRules(
         headers=_filters("filter_headers", given.get("filter_headers", ()), lower=True),

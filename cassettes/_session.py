@@ -44,7 +44,7 @@ from tooltape.cassettes._model import (
 from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._recorder import patched_transports
 from tooltape.cassettes._scrub import KEPT_REQUEST_HEADERS, Scrubber
-from tooltape.cassettes._scrub_rules import Replacement, did_you_mean, scrub_rules
+from tooltape.cassettes._scrub_rules import Replacement, scrub_rules
 from tooltape.cassettes._shape import drift, drift_report
 from tooltape.cassettes._store import (
     cassette_lock,
@@ -55,7 +55,7 @@ from tooltape.cassettes._store import (
 )
 from tooltape.fake_providers import Wire
 from tooltape.harness import Quirk
-from tooltape.harness._names import unknown_name
+from tooltape.harness._names import check_names, unknown_name
 
 __all__ = [
     "RECORD_MODES",
@@ -378,13 +378,7 @@ def check_options(options: Iterable[str]) -> None:
     Raises:
         CassetteError: An unknown option.
     """
-    known = USE_CASSETTE_OPTIONS
-    for name in options:
-        if name not in known:
-            raise CassetteError(
-                f"unknown cassette option {name!r}{did_you_mean(name, known)}; "
-                f"options: {', '.join(known)}"
-            )
+    check_names("cassette option", options, USE_CASSETTE_OPTIONS, error=CassetteError)
 
 
 @contextmanager

@@ -17,7 +17,6 @@ what is absent and prints the ``npm ci`` command that installs it.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import logging
 import os
@@ -36,6 +35,7 @@ from tooltape.fake_providers._differential import (
     _brief,
 )
 from tooltape.harness import Plan, Scenario, TooltapeUsageError
+from tooltape.harness._names import check_names
 
 __all__ = [
     "JS_ACCUMULATOR",
@@ -231,13 +231,7 @@ def with_langchain_js(
         TooltapeUsageError: ``required`` and node or LangChain.js is missing, or a
             dialect has no LangChain.js adapter here.
     """
-    for dialect in dialects:
-        if dialect not in JS_DIALECTS:
-            close = difflib.get_close_matches(dialect, JS_DIALECTS, n=2)
-            hint = (
-                f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(JS_DIALECTS)}"
-            )
-            raise TooltapeUsageError(f"no LangChain.js adapter for {dialect!r}; {hint}")
+    check_names("LangChain.js dialect", dialects, JS_DIALECTS)
     if required is False:
         return list(rows), None
     if required:
