@@ -58,8 +58,9 @@ def test_without_the_packages_the_default_skips_with_the_install_command(tmp_pat
 def test_a_dialect_without_a_langchain_js_adapter_is_refused_with_the_close_name():
     with pytest.raises(TooltapeUsageError) as raised:
         with_langchain_js([], [], dialects=["openai_chats"], required=False)
-    assert (
-        str(raised.value) == "no LangChain.js adapter for 'openai_chats'; did you mean openai_chat?"
+    assert str(raised.value) == (
+        "unknown LangChain.js dialect 'openai_chats' (did you mean 'openai_chat'?); "
+        "known LangChain.js dialects: anthropic_messages, openai_chat"
     )
-    with pytest.raises(TooltapeUsageError, match=r"^no LangChain.js adapter for 'gemini'; known: "):
+    with pytest.raises(TooltapeUsageError, match=r"^unknown LangChain.js dialect 'gemini'; known "):
         with_langchain_js([], [], dialects=["gemini"], required=False)
