@@ -42,6 +42,7 @@ from tooltape.cassettes._model import (
     tooltape_version,
 )
 from tooltape.cassettes._player import CassettePlayer
+from tooltape.cassettes._record_modes import RECORD_MODES, RecordMode
 from tooltape.cassettes._recorder import patched_transports
 from tooltape.cassettes._scrub import KEPT_REQUEST_HEADERS, Scrubber
 from tooltape.cassettes._scrub_rules import Replacement, scrub_rules
@@ -69,11 +70,9 @@ __all__ = [
     "use_cassette",
 ]
 
-RecordMode = Literal["none", "once", "new_episodes", "all"]
 Filter = str | tuple[str, Replacement]
 """A vcrpy filter item: a name, or a ``(name, replacement)`` pair."""
 Hooks = Callable[[Any], Any] | Sequence[Callable[[Any], Any]]
-RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
 
 _NOTES = {
     "none": "record mode 'none' replays only and blocks live calls",

@@ -2,8 +2,8 @@
 
 Precedence, highest first: the command line, the test's marker, the
 ``tooltape_config`` fixture (a conftest may override it), the ini file, the
-default. Only pytest and the standard library are imported here (tooltape's name
-checks load only when a value is wrong).
+default. Only pytest, the standard library and the record modes are imported here
+(tooltape's name checks load only when a value is wrong).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-__all__ = ["RECORD_MODES", "SETTINGS", "Setting", "add_options", "resolve", "session_value"]
+from tooltape.cassettes._record_modes import RECORD_MODES
 
-RECORD_MODES = ("none", "once", "new_episodes", "all")
+__all__ = ["RECORD_MODES", "SETTINGS", "Setting", "add_options", "resolve", "session_value"]
 
 
 def _record_mode(value: str) -> str:
