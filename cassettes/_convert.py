@@ -22,7 +22,7 @@ from typing import Any
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import Cassette, CassetteInfo, Interaction, RecordedResponse
 from tooltape.cassettes._paths import confined_path
-from tooltape.cassettes._reference import reference_of
+from tooltape.cassettes._recorded_merge import reference_of
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text, write_atomically
 from tooltape.fake_providers import get_dialect

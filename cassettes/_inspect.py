@@ -24,8 +24,8 @@ from tooltape.cassettes._frames import Framing, framing_of
 from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
 from tooltape.cassettes._store import parse_cassette
 from tooltape.fake_providers import Dialect, get_dialect
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._event_shape import EventShape, shape_problems
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
 
 __all__ = ["Inspection", "InteractionInspection", "inspect_body", "inspect_cassette"]

@@ -29,8 +29,8 @@ import httpx2
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._library_requests import request_for
 from tooltape.cassettes._model import Cassette, CassetteInfo, Interaction, tooltape_version
+from tooltape.cassettes._recorded_merge import reference_of
 from tooltape.cassettes._recorder import MemoryHandler, patched_transports
-from tooltape.cassettes._reference import reference_of
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text
 from tooltape.fake_providers import (

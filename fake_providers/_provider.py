@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-from tooltape.fake_providers._completion import plan_of_calls
 from tooltape.fake_providers._dialect import Dialect, path_pattern
 from tooltape.fake_providers._limits import cut_body, trim_log
+from tooltape.fake_providers._non_streaming import plan_of_calls
 from tooltape.fake_providers._registry import get_dialect
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.harness import (

@@ -56,10 +56,10 @@ from pydantic import Field
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import (

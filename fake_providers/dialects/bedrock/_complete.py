@@ -19,8 +19,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._completion import call_deltas
 from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._non_streaming import call_deltas
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message
 from tooltape.harness import Deltas
 

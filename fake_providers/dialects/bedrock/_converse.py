@@ -47,9 +47,9 @@ from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._complete import (
     converse_completion,

@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
 from tooltape.fake_providers.dialects.anthropic._dialect import (

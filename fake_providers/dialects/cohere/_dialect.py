@@ -43,9 +43,9 @@ from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._complete import (
     cohere_completion,

@@ -53,9 +53,9 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import url_model
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._sse_quirks import LineEndings
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion

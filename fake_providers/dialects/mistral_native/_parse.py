@@ -28,7 +28,7 @@ from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.fake_providers._completion import call_deltas, json_document
+from tooltape.fake_providers._non_streaming import call_deltas, json_document
 from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.harness import Delta, Deltas
 

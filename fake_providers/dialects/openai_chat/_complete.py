@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._completion import call_deltas
 from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.fake_providers._non_streaming import call_deltas
 from tooltape.harness import Deltas
 
 __all__ = ["chat_completion", "chat_completion_deltas"]

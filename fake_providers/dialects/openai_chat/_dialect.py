@@ -36,9 +36,9 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (

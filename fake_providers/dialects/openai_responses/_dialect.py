@@ -38,9 +38,9 @@ from random import Random
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._completion import json_document
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
+from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._dialect import OPENAI_CALL_ID
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
