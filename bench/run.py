@@ -13,7 +13,9 @@
    into the bare adapter over an httpx2 MockTransport, in CPU time, 21 rounds, each
    bare stream run next to its cell: the median ratio and its spread (min, max);
 5. replay: bench/replay.py (tooltape vs bare httpx2 MockTransport vs vcrpy), when present;
-6. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
+6. parallel: ``reference_merge`` on 1,000, 10,000 and 100,000 parallel calls (a name
+   delta and an argument delta each): microseconds per delta, flat when linear;
+7. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
    parallel tool calls (a name event and an argument event each), against one tenth
    of it: the time ratio shows the scaling (10x is linear), and the peak memory.
 
@@ -112,6 +114,33 @@ def hazards(calls: int, rounds: int = 9) -> list[Row]:
             _spread([b / a for a, b in pairs]),
         ),
     ]
+
+
+def parallel(sizes: tuple[int, ...]) -> list[Row]:
+    """``reference_merge`` per delta as the number of parallel calls grows (issue #24).
+
+    langchain-core's n-ary merge of these chunks grows quadratically with the calls
+    (each lane is found by a scan); the reference merges lane by lane and should not.
+    """
+    rows: list[Row] = []
+    first = 0.0
+    for calls in sizes:
+        deltas: list[list[Any]] = []
+        for n in range(calls):
+            deltas.append([tool_call_chunk(name="f", args="", id=f"c{n}", index=n)])
+        for n in range(calls):
+            deltas.append([tool_call_chunk(name=None, args='{"a": 1}', id=None, index=n)])
+        seconds = _timed(functools.partial(reference_merge, deltas), 1 if calls > 10_000 else 3)
+        per_delta = seconds / len(deltas) * 1e6
+        first = first or per_delta
+        rows.append(
+            (
+                f"parallel: reference_merge, {calls:,} parallel calls, {len(deltas):,} deltas",
+                f"{per_delta:.1f} us per delta",
+                f"{per_delta / first:.2f}x",
+            )
+        )
+    return rows
 
 
 def _paired(
@@ -466,6 +495,7 @@ def main() -> None:
         functools.partial(serve, 1 if quick else 10),
         functools.partial(matrix, 3 if quick else 21),
         replay,
+        functools.partial(parallel, (1_000, 10_000) if quick else (1_000, 10_000, 100_000)),
         functools.partial(inspect_many, 10_000 if quick else 100_000),
     ]
     names = [getattr(section, "func", section).__name__ for section in sections]
