@@ -1,7 +1,7 @@
 """Request validation per dialect: ``tool_choice`` and missing or ill-typed fields.
 
 Each case is a request body and the status and error text the real provider
-sends (the ``_choice`` module of each dialect names the source of every text,
+sends (the ``_tool_choice`` module of each dialect names the source of every text,
 and which are inferred). Real clients then raise them: the openai and
 anthropic SDKs, google-genai through ChatGoogleGenerativeAI, the cohere SDK.
 """

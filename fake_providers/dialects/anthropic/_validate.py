@@ -54,7 +54,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.anthropic._choice import anthropic_request_problem
+from tooltape.fake_providers.dialects.anthropic._tool_choice import anthropic_request_problem
 
 __all__ = ["anthropic_body_error", "anthropic_pairing_error", "validate_anthropic_request"]
 

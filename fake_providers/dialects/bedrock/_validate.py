@@ -34,7 +34,7 @@ below and answers with the first problem (texts: QUIRKS.md §H, Bedrock rows):
    blocks.`` (https://github.com/langchain-ai/langchain-aws/issues/451).
 
 Before those, a ``toolConfig`` that cannot honour its ``toolChoice`` is answered
-(:mod:`._choice` lists the texts and their sources).
+(:mod:`._tool_choice` lists the texts and their sources).
 
 Invoke checks Claude's required keys first, with Bedrock's schema text
 ``Malformed input request: #: required key [max_tokens] not found, please
@@ -72,12 +72,12 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.fake_providers.dialects.anthropic._choice import anthropic_choice_problem
+from tooltape.fake_providers.dialects.anthropic._tool_choice import anthropic_choice_problem
 from tooltape.fake_providers.dialects.anthropic._validate import (
     ANTHROPIC_FIELDS,
     anthropic_pairing_error,
 )
-from tooltape.fake_providers.dialects.bedrock._choice import converse_choice_problem
+from tooltape.fake_providers.dialects.bedrock._tool_choice import converse_choice_problem
 
 __all__ = [
     "VALIDATION_ERROR_TYPE",

@@ -20,7 +20,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.cohere._choice import cohere_request_problem
+from tooltape.fake_providers.dialects.cohere._tool_choice import cohere_request_problem
 
 __all__ = ["MISSING_RESULTS", "cohere_body_error", "validate_cohere_request"]
 

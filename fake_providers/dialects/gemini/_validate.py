@@ -21,7 +21,7 @@ parts. Walking ``contents`` in order, the first broken rule answers:
   function call turn.`` (gemini-cli#4217, #16415).
 
 A missing ``contents`` and an unusable function-calling config are answered
-first (:mod:`._choice` lists the texts and their sources).
+first (:mod:`._tool_choice` lists the texts and their sources).
 
 A call turn that ends the history is accepted (the model is asked to go on).
 Ids are not compared: Gemini pairs responses by position and name, and 2.x
@@ -43,7 +43,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.gemini._choice import gemini_request_problem
+from tooltape.fake_providers.dialects.gemini._tool_choice import gemini_request_problem
 
 __all__ = [
     "CALL_TURN_ORDER",

@@ -22,7 +22,7 @@ id wins), then the pairing walk over the history.
   (https://github.com/continuedev/continue/issues/9784).
 
 A missing ``messages`` and a ``tool_choice`` the request cannot honour are
-answered first (:mod:`._choice` lists the texts and their sources).
+answered first (:mod:`._tool_choice` lists the texts and their sources).
 
 The ``param`` of a dangling call at the end of the history and the orphan reading
 of an unknown id are inferred, not captured.
@@ -41,7 +41,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.openai_chat._choice import chat_request_error
+from tooltape.fake_providers.dialects.openai_chat._tool_choice import chat_request_error
 
 __all__ = ["openai_body_error", "validate_chat_request"]
 

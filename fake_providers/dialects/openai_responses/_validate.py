@@ -30,7 +30,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.openai_chat._choice import responses_request_error
+from tooltape.fake_providers.dialects.openai_chat._tool_choice import responses_request_error
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 
 __all__ = ["validate_responses_request"]
