@@ -27,6 +27,7 @@ from tooltape.fake_providers import Dialect, get_dialect
 from tooltape.fake_providers._event_shape import EventShape, shape_problems
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
+from tooltape.harness._files import read_regular_file
 
 __all__ = ["Inspection", "InteractionInspection", "inspect_body", "inspect_cassette"]
 
@@ -315,9 +316,9 @@ def _inspect_source(
     else:
         path = Path(source)
         try:
-            raw = path.read_bytes()
-        except OSError as error:
-            raise CassetteError(f"{path}: cannot read the file ({error.strerror})") from None
+            raw = read_regular_file(path, error=CassetteError)
+        except FileNotFoundError:
+            raise CassetteError(f"{path}: cannot read the file (no such file)") from None
         if not _looks_like_cassette(path, raw):
             if dialect is None:
                 raise CassetteError(

@@ -10,9 +10,11 @@ Record modes (pytest-recording's names):
 ``new_episodes``
     Replay what matches; record requests that match nothing and add them.
 ``all``
-    Record every request again. Recorded interactions that no request of
-    this run matched are kept (vcrpy's rule), so nothing is lost by a partial
-    run; a change of the stream's shape prints a drift report.
+    Record every request again. A new recording replaces only the one the same
+    request recorded (by the matcher: method, URL and body); every other
+    recording is kept (vcrpy's rule), so nothing is lost by a partial run or by
+    other tests writing the same cassette; a change of the stream's shape prints
+    a drift report.
 
 When the block ends, new recordings are written (secrets removed, under the
 cassette's lock, atomically); then a request that matched nothing fails the
@@ -256,24 +258,21 @@ def _pairs(
 ) -> dict[int, int]:
     """Which new recording replaces which old one (index to index), one to one.
 
-    First the requests that match outright; then, among those left, the same call
-    whose body changed (that is why one re-records): same matchers but the body.
-    What pairs with nothing is kept (vcrpy's rule: a partial run loses nothing).
+    Only the interaction the same request recorded is replaced: the same request by
+    the cassette's matcher (method, URL *and* body by default). Every chat call has
+    the same URL, so pairing on less would throw away other tests' recordings; what
+    pairs with nothing is kept (vcrpy's rule: a partial run loses nothing).
     """
     free = list(range(len(new)))
     pairs: dict[int, int] = {}
-    url_only = RequestMatcher([m for m in matcher.match_on if m != "body"])
-    for chosen in (matcher, url_only):
-        new_keys = [chosen.key(n.request) for n in new]
-        for index, old in enumerate(olds):
-            if index in pairs:
-                continue
-            key = chosen.key(old.request)
-            match = next((n for n in free if new_keys[n] == key), None)
-            if match is not None:
-                free.remove(match)
-                pairs[index] = match
-    return dict(sorted(pairs.items()))
+    new_keys = [matcher.key(n.request) for n in new]
+    for index, old in enumerate(olds):
+        key = matcher.key(old.request)
+        match = next((n for n in free if new_keys[n] == key), None)
+        if match is not None:
+            free.remove(match)
+            pairs[index] = match
+    return pairs
 
 
 def _added(old: Sequence[Interaction], new: Sequence[Interaction]) -> list[Interaction]:

@@ -32,6 +32,7 @@ from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import Cassette
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._yaml import dump_yaml, load_yaml
+from tooltape.harness._files import read_regular_file
 
 __all__ = [
     "cassette_lock",
@@ -48,18 +49,19 @@ def load_cassette(path: str | Path) -> Cassette:
     """Read a cassette file (tooltape's or any vcrpy YAML cassette).
 
     Raises:
-        CassetteError: The file is missing, unreadable, not UTF-8, not YAML, or not a
-            cassette with interactions; one paragraph naming the file and the field.
+        CassetteError: The file is missing, a link, FIFO or other non-regular file,
+            over ``$TOOLTAPE_MAX_CASSETTE_BYTES``, unreadable, not UTF-8, not YAML, or
+            not a cassette with interactions; one paragraph naming the file and the field.
     """
     path = Path(path)
     try:
-        stat = path.stat()
+        stat = path.lstat()  # a link is never a cache hit: read_regular_file refuses it
         key = (str(path.absolute()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
         with _CACHE_LOCK:
             cached = _CACHE.get(key)
         if cached is not None:
             return cached if cached.path == path else dataclasses.replace(cached, path=path)
-        raw = path.read_bytes()
+        raw = read_regular_file(path, error=CassetteError)
     except FileNotFoundError:
         raise CassetteError(
             f"{path}: no such cassette; record it first (record_mode='once')"

@@ -20,13 +20,9 @@ import yaml
 
 from tooltape.cassettes._errors import CassetteError, bounded_text
 from tooltape.harness._expansion import expanded_size, expansion_limit
+from tooltape.harness._yaml_loader import BoundedSafeLoader, YamlTooLarge
 
 __all__ = ["dump_yaml", "load_yaml"]
-
-try:  # the C loader is only faster; the dumper stays pure Python for stable output
-    from yaml import CSafeLoader as _SafeLoader
-except ImportError:  # pragma: no cover - libyaml is missing on some platforms
-    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 
 class _Dumper(yaml.SafeDumper):
@@ -48,8 +44,8 @@ _Dumper.add_representer(list, _represent_list)
 _Dumper.add_representer(tuple, _represent_list)
 
 
-class _Loader(_SafeLoader):
-    """Safe loader that also reads the benign Python tags older vcrpy cassettes carry."""
+class _Loader(BoundedSafeLoader):
+    """Safe loader, merges bounded as they expand, that reads older vcrpy's benign Python tags."""
 
 
 def _construct_str(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -79,13 +75,13 @@ def dump_yaml(data: Any) -> str:
 
 
 def load_yaml(text: str, path: str | Path | None, *, what: str = "cassette") -> Any:
-    """Parse cassette text safely, refusing alias bombs, huge integers and deep nesting.
+    """Parse cassette text safely, refusing alias and merge-key bombs, huge integers, deep nesting.
 
     Raises:
         CassetteError: The text is not YAML, or uses a tag the safe loader refuses
-            (the message gives the line and column), or its aliases expand it far
-            beyond its own size, or it nests too deep or holds an integer too long
-            to read.
+            (the message gives the line and column), or its aliases or merge keys
+            expand it far beyond its own size (merges are counted as they are built),
+            or it nests too deep or holds an integer too long to read.
     """
     data = _load(text, path, what)
     expanded = expanded_size(data, limit=expansion_limit(text))
@@ -108,6 +104,10 @@ def _load(text: str, path: str | Path | None, what: str) -> Any:
     except ValueError as error:  # an integer past Python's int-string conversion limit
         raise CassetteError(
             f"{path or '<' + what + '>'}: not a usable YAML {what}: {bounded_text(str(error))}"
+        ) from None
+    except YamlTooLarge as error:
+        raise CassetteError(
+            f"{path or '<' + what + '>'}: not a usable YAML {what}: {error}"
         ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark

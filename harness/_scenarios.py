@@ -15,21 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-try:  # libyaml's parser also refuses absurd nesting depth
-    from yaml import CSafeLoader as _SafeLoader
-except ImportError:  # pragma: no cover - libyaml is missing on some platforms
-    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._expansion import expanded_size, expansion_limit
+from tooltape.harness._files import read_regular_file
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Plan
 from tooltape.harness._names import check_names
 from tooltape.harness._quirks import Quirk, parse_quirk
+from tooltape.harness._yaml_loader import BoundedSafeLoader, YamlTooLarge
 
 __all__ = ["Scenario", "ScenarioFileError", "load_scenarios", "select_scenarios"]
 
@@ -112,8 +109,14 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-        document = yaml.load(text, Loader=_SafeLoader)
+        raw = read_regular_file(path, what="scenario file", error=ScenarioFileError)
+    except OSError as error:
+        raise ScenarioFileError(
+            f"{path}: cannot read the scenario file ({error.strerror})"
+        ) from None
+    try:
+        text = raw.decode()
+        document = yaml.load(text, Loader=BoundedSafeLoader)  # libyaml bounds nesting too
     except RecursionError:
         raise ScenarioFileError(f"{path}: not usable YAML: it nests too deep to read") from None
     except UnicodeDecodeError as error:
@@ -122,10 +125,8 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         ) from None
     except ValueError as error:  # an integer past Python's int-string conversion limit
         raise ScenarioFileError(f"{path}: not usable YAML: {str(error)[:200]}") from None
-    except OSError as error:
-        raise ScenarioFileError(
-            f"{path}: cannot read the scenario file ({error.strerror})"
-        ) from None
+    except YamlTooLarge as error:
+        raise ScenarioFileError(f"{path}: not usable YAML: {error}") from None
     except yaml.YAMLError as error:
         where = getattr(error, "problem_mark", None)
         line = f" at line {where.line + 1}, column {where.column + 1}" if where else ""

@@ -256,7 +256,10 @@ _TOOLTAPE_SECTION = re.compile(rb"^tooltape:", re.MULTILINE)
 
 
 def _is_tooltape_cassette(path: Any) -> bool:
+    from tooltape.harness import TooltapeUsageError
+    from tooltape.harness._files import read_regular_file
+
     try:
-        return _TOOLTAPE_SECTION.search(path.read_bytes()) is not None
-    except OSError:
+        return _TOOLTAPE_SECTION.search(read_regular_file(path)) is not None
+    except (OSError, TooltapeUsageError):  # a link, a FIFO, too big: not reported as unused
         return False

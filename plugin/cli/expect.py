@@ -30,6 +30,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tooltape.harness import TooltapeUsageError
+from tooltape.harness._expansion import expanded_size, expansion_limit
+from tooltape.harness._files import read_regular_file
+from tooltape.harness._yaml_loader import BoundedSafeLoader
 
 __all__ = [
     "DEFAULT_EXPECTATIONS",
@@ -148,10 +151,14 @@ def _read(path: Path | None) -> tuple[str, str]:
                 "reinstall tooltape, or pass --expectations PATH"
             ) from None
     try:
-        return path.read_text(encoding="utf-8"), str(path)
-    except OSError as error:
+        return read_regular_file(path, what="expectations file").decode("utf-8"), str(path)
+    except FileNotFoundError:
         raise TooltapeUsageError(
-            f"{path}: cannot read the expectations file ({error.strerror})"
+            f"{path}: cannot read the expectations file (no such file)"
+        ) from None
+    except UnicodeDecodeError as error:
+        raise TooltapeUsageError(
+            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
         ) from None
 
 
@@ -163,7 +170,12 @@ def load_expectations(path: Path | None = None) -> Expectations:
     """
     text, source = _read(path)
     try:
-        document: Any = yaml.safe_load(text) or {}
+        document: Any = yaml.load(text, Loader=BoundedSafeLoader) or {}
+        if expanded_size(document, limit=expansion_limit(text)) is None:
+            raise TooltapeUsageError(
+                f"{source}: not usable YAML: its aliases (*name) expand it far beyond its "
+                f"{len(text):,} characters (an alias bomb?)"
+            )
         entries = _File.model_validate(document).expectations
     except yaml.YAMLError as error:
         raise TooltapeUsageError(f"{source}: not valid YAML: {error}") from None

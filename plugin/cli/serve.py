@@ -53,11 +53,12 @@ def load_script(path: Path) -> list[Any]:
         TooltapeUsageError: Unreadable, not YAML/JSON, or not a list of turns.
     """
     from tooltape.cassettes._yaml import load_yaml
+    from tooltape.harness._files import read_regular_file
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise TooltapeUsageError(f"{path}: cannot read the script ({error.strerror})") from None
+        text = read_regular_file(path, what="script").decode("utf-8")
+    except FileNotFoundError:
+        raise TooltapeUsageError(f"{path}: cannot read the script (no such file)") from None
     except UnicodeDecodeError as error:
         raise TooltapeUsageError(
             f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
