@@ -5,9 +5,10 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias, get_args
+from typing import Any, TypeAlias, cast, get_args
 
 from langchain_core.messages import AIMessage
+from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 from tooltape.harness._errors import HazardFound, MergeMismatch, TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
@@ -30,8 +31,9 @@ __all__ = [
 ExpectedCalls: TypeAlias = Plan | MergeResult | Sequence[Mapping[str, Any]]
 """A plan, a reference result, or a list of ``{name, args, id}`` dicts."""
 
-SubjectLike: TypeAlias = DeltasLike | AIMessage | MergeResult
-"""A stream (merged by the reference), an already merged message, or a merge result."""
+SubjectLike: TypeAlias = DeltasLike | AIMessage | MergeResult | Sequence[Mapping[str, Any]]
+"""A stream (merged by the reference), an already merged message, a merge result, or
+the ``[{name, args, id}]`` list a hand-written merger returns."""
 
 
 def normalize_calls(
@@ -88,12 +90,49 @@ def bind_numbered_ids(
     return bound
 
 
+def _is_call_list(subject: object) -> bool:
+    """A non-empty list of mappings: merged calls (a stream's elements are lists or messages)."""
+    return (
+        isinstance(subject, Sequence)
+        and not isinstance(subject, (str, bytes))
+        and len(subject) > 0
+        and all(isinstance(call, Mapping) for call in subject)
+    )
+
+
+def _calls_result(calls: Sequence[Mapping[str, Any]]) -> MergeResult:
+    """Merged ``{name, args, id}`` calls as the result of a message that carries them.
+
+    A call whose ``args`` is not a mapping (a merger that left them as a JSON string)
+    is an invalid tool call, as langchain-core files a call whose args do not parse.
+    """
+    valid, invalid = [], []
+    for n, call in enumerate(calls):
+        if not isinstance(call.get("name"), str):
+            raise TooltapeUsageError(
+                f"assert_merge: call {n} of the subject: expected a dict with a 'name' string, "
+                f"'args' and 'id', got {dict(call)!r}"
+            )
+        args, call_id = call.get("args", {}), call.get("id")
+        if isinstance(args, Mapping):
+            valid.append(tool_call(name=call["name"], args=dict(args), id=call_id))
+        else:
+            invalid.append(
+                invalid_tool_call(name=call["name"], args=str(args), id=call_id, error=None)
+            )
+    message = AIMessage(content="", tool_calls=valid, invalid_tool_calls=invalid)
+    return merge_result_from_message(message)
+
+
 def _subject_result(subject: SubjectLike) -> tuple[MergeResult, DeltasLike | None]:
     if isinstance(subject, MergeResult):
         return subject, None
     if isinstance(subject, AIMessage):  # a fake's message: draw the stream it served
         return merge_result_from_message(subject), served_stream(subject)
-    return reference_merge(subject), subject
+    if _is_call_list(subject):
+        return _calls_result(cast("Sequence[Mapping[str, Any]]", subject)), None
+    deltas = cast("DeltasLike", subject)
+    return reference_merge(deltas), deltas
 
 
 def _dump(call: ToolCallDict) -> str:
@@ -136,9 +175,12 @@ def assert_merge(
 
     Args:
         subject: Deltas (merged here by the reference), a :class:`PlannedStream`,
-            an ``AIMessage``/``AIMessageChunk`` the subject produced, or a
-            :class:`MergeResult`. A message merged from a stream a tooltape fake
-            served (matched by its tool-call ids) fails with that stream's lanes.
+            an ``AIMessage``/``AIMessageChunk`` the subject produced, a
+            :class:`MergeResult`, or the list of ``{name, args, id}`` dicts a
+            hand-written merger returns (``args`` a dict; anything else counts as an
+            invalid call, as langchain-core files args that do not parse). A message
+            merged from a stream a tooltape fake served (matched by its tool-call
+            ids) fails with that stream's lanes.
         expected: A :class:`Plan`, a :class:`MergeResult` (e.g. the reference's),
             or a list of ``{name, args, id}`` dicts.
         allow_hazards: ``True`` to accept any hazard, or the hazard kinds to accept.
@@ -149,8 +191,9 @@ def assert_merge(
     mints: it matches the subject's id at that position when that id is a
     non-empty string that no other call of the subject carries (a fake sends
     ``call_`` + 24 characters for OpenAI, ``toolu_01...`` for Anthropic, and so
-    on; see :func:`bind_numbered_ids`). Lists of dicts and merge results are
-    compared exactly.
+    on), each such id bound once, so two numbered calls never match one id.
+    When ``expected`` is a list of dicts or a merge result, every id is compared
+    exactly.
 
     Returns:
         The subject's merge result, for further checks.

@@ -35,7 +35,9 @@ NODE, NPM = shutil.which("node"), shutil.which("npm")
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        NODE is None or NPM is None, reason="node and npm are needed for the LangChain.js client"
+        NODE is None or NPM is None,
+        reason="node and npm are needed for the LangChain.js client: install Node.js 20 or "
+        "newer with npm (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)",
     ),
 ]
 
@@ -72,7 +74,11 @@ def _npm_install(
         check=False,
     )
     if done.returncode != 0:
-        pytest.skip(f"npm {' '.join(command)} failed:\n{done.stderr[-2000:]}")
+        pytest.skip(
+            f"npm {' '.join(command)} failed (it needs the npm registry once; later runs use "
+            f"the cache in {folder}, or set TOOLTAPE_JS_CACHE to a folder where it ran):\n"
+            f"{done.stderr[-2000:]}"
+        )
     (folder / ".installed").touch()
 
 

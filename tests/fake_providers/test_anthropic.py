@@ -350,14 +350,14 @@ def wire_quirk_kinds() -> list[str]:
     for module in ("_framing", "_sse_quirks"):
         with contextlib.suppress(ImportError):
             importlib.import_module(f"tooltape.fake_providers.{module}")
-    return sorted(kind for kind, cls in _REGISTRY.items() if cls.stage is Stage.WIRE) or ["none"]
+    kinds = sorted(kind for kind, cls in _REGISTRY.items() if cls.stage is Stage.WIRE)
+    assert kinds, "no WIRE quirks registered"
+    return kinds
 
 
 @pytest.mark.parametrize("kind", wire_quirk_kinds())
 def test_parse_equals_chat_anthropic_under_wire_quirks(kind):
     """parse() decodes SSE as anthropic 2.x does, whatever the framing does to the bytes."""
-    if kind == "none":
-        pytest.skip("no WIRE quirks registered yet")
     plan = PLANS["thinking_text_call"]
     wire = DIALECT.render(plan, [kind], seed=1)
     chunks, _ = stream_chat(wire, plan)

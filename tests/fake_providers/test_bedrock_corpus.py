@@ -1,4 +1,4 @@
-"""The Bedrock dialects against real recordings (../shared/corpus/bedrock).
+"""The Bedrock dialects against real recordings (tests/corpus/bedrock).
 
 parse() must equal what ChatBedrockConverse / ChatBedrock yield from the
 recorded bytes, served by the real server; and a plan with the recorded calls

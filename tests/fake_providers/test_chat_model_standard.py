@@ -13,7 +13,9 @@ import pytest
 from tooltape.fake_providers._chat_model import FakeToolStreamingModel
 
 unit_tests = pytest.importorskip(
-    "langchain_tests.unit_tests", reason="langchain-tests is installed by the standard-tests extra"
+    "langchain_tests.unit_tests",
+    reason="langchain-tests is not installed: run nox -s standard, or "
+    "pip install -e '.[standard-tests]' in an environment of its own",
 )
 
 

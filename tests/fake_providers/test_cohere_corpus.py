@@ -1,4 +1,4 @@
-"""The cohere_v2 dialect against real Cohere recordings (../shared/corpus/cohere).
+"""The cohere_v2 dialect against real Cohere recordings (tests/corpus/cohere).
 
 parse() (and the astream reading) must equal what ChatCohere yields from the
 recorded bytes, and a plan with the recorded calls and tool plan must render

@@ -145,7 +145,10 @@ def test_interleaved_responses_items_split_in_core_only(rows: dict[str, Differen
 
 def test_litellm_is_skipped_cleanly_when_absent(rows: dict[str, DifferentialRow]) -> None:
     if importlib.util.find_spec("litellm") is not None:
-        pytest.skip("litellm is installed here")
+        pytest.skip(
+            "litellm is installed here; this checks the row without it (the test extra "
+            "does not install it): run it where litellm is absent"
+        )
     result = rows["openai_golden"].result(LITELLM)
     assert result.skipped == "litellm is not installed"
     assert result.verdict([]) == "skipped: litellm is not installed"

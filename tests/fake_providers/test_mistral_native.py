@@ -271,7 +271,7 @@ def test_get_dialect_finds_mistral_native_beside_the_mistral_profile() -> None:
     assert profile.path == DIALECT.path and type(profile) is not MistralNativeDialect
 
 
-# --- the real recordings (../shared/corpus/mistral) ------------------------------------------
+# --- the real recordings (tests/corpus/mistral) ----------------------------------------------
 
 
 def mistral_recordings() -> list[Any]:
@@ -280,7 +280,8 @@ def mistral_recordings() -> list[Any]:
         for name, record in corpus_records("chat_completions")
         if record["provider"] == "mistral"
     ]
-    return params or [pytest.param(None, marks=pytest.mark.skip(reason="no corpus"))]
+    assert params, "no mistral recording in the corpus"
+    return params
 
 
 @pytest.mark.parametrize("record", mistral_recordings())

@@ -18,7 +18,7 @@ import httpx2
 import ollama
 import openai
 import pytest
-from _corpus import CORPUS_DIR
+from _corpus import corpus_path
 from langchain_anthropic import ChatAnthropic
 from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessage, HumanMessage
@@ -312,9 +312,7 @@ def _stream(plan: Plan) -> Any:
 
 
 def test_the_real_unstreamed_gemini_recording_gives_its_call() -> None:
-    path = CORPUS_DIR / "gemini" / "llm-gemini__test_gemini-test_tools__0.json"
-    if not path.exists():
-        pytest.skip(f"no corpus at {CORPUS_DIR}")
+    path = corpus_path("gemini", "llm-gemini__test_gemini-test_tools__0.json")
     from tooltape.fake_providers.dialects.gemini._parse import read_gemini_stream
 
     body = json.loads(path.read_text())["response_body"].encode()

@@ -301,8 +301,7 @@ def _function_call_fields(events: list[dict[str, Any]]) -> set[frozenset[str]]:
 OPENAI_CALL_RECORDS = [
     param
     for param in corpus_params("responses")
-    if not param.values[0]
-    or (param.values[0]["provider"] == "openai" and param.values[0]["observed"]["client_calls"])
+    if (param.values[0]["provider"] == "openai" and param.values[0]["observed"]["client_calls"])
 ]
 
 

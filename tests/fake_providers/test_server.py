@@ -281,7 +281,10 @@ def test_the_ipv6_loopback_is_served() -> None:
     try:
         socket.create_server(("::1", 0), family=socket.AF_INET6).close()
     except OSError:
-        pytest.skip("no IPv6 loopback on this machine")
+        pytest.skip(
+            "no IPv6 loopback on this machine: enable it "
+            "(Linux: sysctl -w net.ipv6.conf.lo.disable_ipv6=0)"
+        )
     provider = FakeProvider("openai_chat").stream(PLAN)
     with serve_in_thread(provider, host="::1") as url:
         response = httpx.post(f"{url}/v1/chat/completions", json=STREAM_BODY)

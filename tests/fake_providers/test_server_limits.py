@@ -142,11 +142,17 @@ def test_a_declared_body_over_the_limit_gets_the_providers_413_unread() -> None:
     assert answer.json()["error"]["type"] == "request_too_large"
 
 
-@pytest.mark.parametrize("dialect", dialect_names())
-@pytest.mark.parametrize("kind", [*MALFORMED, "wrong_type"])
+# Go's JSON decoder replaces invalid UTF-8, so Ollama accepts a not_utf8 body.
+@pytest.mark.parametrize(
+    ("kind", "dialect"),
+    [
+        (kind, dialect)
+        for kind in [*MALFORMED, "wrong_type"]
+        for dialect in dialect_names()
+        if (dialect, kind) != ("ollama", "not_utf8")
+    ],
+)
 def test_malformed_bodies_get_the_providers_400(dialect: str, kind: str) -> None:
-    if (dialect, kind) == ("ollama", "not_utf8"):
-        pytest.skip("Go's JSON decoder replaces invalid UTF-8, so Ollama accepts the body")
     body = json.dumps(WRONG_TYPES[dialect]).encode() if kind == "wrong_type" else MALFORMED[kind]
     with served(dialect) as (provider, url), httpx2.Client(timeout=DEADLINE) as client:
         answer = client.post(url + _path(dialect), content=body)

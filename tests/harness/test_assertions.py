@@ -126,3 +126,34 @@ def test_a_numbered_id_cannot_take_an_id_the_plan_gave_another_call():
     )
     with pytest.raises(MergeMismatch):
         assert_merge(message, plan)
+
+
+# --- a hand-written merger's own output as the subject ----------------------------------
+
+
+def test_accepts_the_call_list_a_hand_written_merger_returns():
+    from _mergers import correct, keyed_by_index_only
+
+    stream = stream_plan(PLAN, ["interleave_calls"], seed=1)
+    result = assert_merge(correct(stream.deltas()), PLAN)
+    assert result.calls() == correct(stream.deltas())
+    # the plan's numbered ids stand for any distinct ids, as for any subject
+    renamed = [{**c, "id": f"toolu_{n}"} for n, c in enumerate(correct(stream.deltas()))]
+    assert_merge(renamed, PLAN)
+    with pytest.raises(MergeMismatch) as error:  # a buggy merger fails with the diff
+        assert_merge(keyed_by_index_only(stream_plan(PLAN, ["shared_index"]).deltas()), PLAN)
+    assert str(error.value).startswith("tooltape: merged tool calls differ")
+    assert '-{"args": {"a": 1}, "id": "call_1", "name": "add"}' in str(error.value)
+
+
+def test_a_call_list_is_compared_like_a_merged_message():
+    calls = [{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_0"}]
+    twice = [*calls, {"name": "add", "args": {"a": 1}, "id": "call_0"}]
+    with pytest.raises(HazardFound, match="duplicate_id at call 1"):
+        assert_merge(twice, twice)
+    with pytest.raises(MergeMismatch, match="duplicate_id"):  # one id binds one numbered call
+        assert_merge(twice, PLAN)
+    with pytest.raises(MergeMismatch, match=r"invalid_tool_calls: 'add' args='\{\"a\": 1'"):
+        assert_merge([*calls, {"name": "add", "args": '{"a": 1', "id": "call_1"}], PLAN)
+    with pytest.raises(TooltapeUsageError, match=r"call 0 of the subject: expected a dict"):
+        assert_merge([{"args": {}}], PLAN)

@@ -114,7 +114,10 @@ def test_the_html_page_renders_one_grid_cell_per_scenario_and_dialect(
 ) -> None:
     browser = _chromium()
     if browser is None:
-        pytest.skip("no chromium, chromium-browser or google-chrome on PATH")
+        pytest.skip(
+            "no chromium, chromium-browser or google-chrome on PATH: "
+            "install one (Debian/Ubuntu: apt-get install chromium)"
+        )
     _, page = full_run
     text = page.read_text(encoding="utf-8")
     for external in ("<script", "<link", "<img", " src=", " href=", "@import", "url("):

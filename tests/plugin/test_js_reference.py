@@ -36,7 +36,10 @@ def test_js_without_node_is_an_error_naming_node_before_any_work():
 def test_without_the_packages_the_default_skips_with_the_install_command(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLTAPE_JS_DIR", str(tmp_path / "js"))
     if js_missing() == "node is not on PATH (LangChain.js needs Node.js 20 or newer)":
-        pytest.skip("node is not installed")
+        pytest.skip(
+            "node is not installed: install Node.js 20 or newer "
+            "(Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org)"
+        )
     rows, note = with_langchain_js([], [], required=None)
     assert rows == []
     assert note == (
