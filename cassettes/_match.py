@@ -12,9 +12,10 @@ The ``body`` matcher compares parsed JSON (key order and whitespace never
 matter) without the fields that legitimately change between runs of the same
 test, :data:`IGNORED_BODY_FIELDS`, and those a user adds (``ignore_body_fields``,
 dotted paths, ``*`` for any key or list item); a body that is not JSON is
-compared byte for byte. A live request is scrubbed of secrets before it is
-compared, exactly as a recording is, so a recorded request and its replay
-compare equal.
+compared byte for byte, except a multipart one, compared on its fields (name, file
+name, type and value of each part), since its boundary is random. A live request
+is scrubbed of secrets before it is compared, exactly as a recording is, so a
+recorded request and its replay compare equal.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from urllib.parse import urlsplit
 
 from tooltape.cassettes._errors import CassetteError, bounded
 from tooltape.cassettes._model import CassetteInfo, RecordedRequest
+from tooltape.cassettes._multipart import fields
 from tooltape.harness._names import check_names
 
 __all__ = [
@@ -106,7 +108,9 @@ def _drop(value: Any, path: Sequence[str]) -> Any:
 def _body(request: RecordedRequest, ignored: tuple[tuple[str, ...], ...]) -> object:
     parsed = request.json()
     if parsed is None:
-        return request.body
+        content_type = next((v for k, v in request.headers if k.lower() == "content-type"), "")
+        parts = fields(content_type, request.body) if request.body else None
+        return request.body if parts is None else ("multipart", parts)
     for path in ignored:
         parsed = _drop(parsed, path)
     return parsed
@@ -199,6 +203,10 @@ class RequestMatcher:
         body = _body(request, self.ignored)
         if isinstance(body, bytes):
             lines += body[:20_000].decode("utf-8", "replace").splitlines()
+        elif isinstance(body, tuple):  # a multipart body's fields
+            for name, filename, content_type, value in body[1][:1000]:
+                lines.append(f"part {name!r} filename={filename!r} content-type={content_type!r}")
+                lines += value[:20_000].decode("utf-8", "replace").splitlines()
         else:
             try:
                 text = json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False)

@@ -50,9 +50,9 @@ def recorded_response(
         kept = tuple((k, v) for k, v in kept if k not in _DECODED_DROPS)
     body = b"".join(capture.reads)
     boundaries = tuple(itertools.accumulate(len(r) for r in capture.reads[:-1]))
-    return scrubber.response(
-        RecordedResponse(status, reason, kept, body, boundaries, capture.aborted)
-    )
+    response = RecordedResponse(status, reason, kept, body, boundaries, capture.aborted)
+    scrubber.remember_minted(response)
+    return scrubber.response(response)
 
 
 def _live(handler: Handler, request: Any, body: bytes) -> RecordedRequest | None:

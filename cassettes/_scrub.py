@@ -12,11 +12,24 @@ By default only a few request headers are kept at all
 (:data:`KEPT_REQUEST_HEADERS`): SDKs send machine-specific ones
 (``user-agent``, ``x-stainless-os``) that only make cassettes churn.
 
+Found by shape and inside what comes back (:mod:`~tooltape.cassettes._secret_shapes`):
+credential-shaped values (JWTs, ``sk-``, ``AKIA``, ``AIza``, ``ghp_``...) in any
+header, URL or body; credentials a server mints, by name at any depth of a JSON
+or streamed response (in lists and in JSON inside strings, a tool call's
+``arguments`` included), in the joined fragments of a streamed text or
+arguments, and in the query of a URL-valued response header (an unfollowed
+redirect's signed ``Location``); the parts of composite credentials (the
+access key id of ``X-Amz-Credential``). Bodies are swept and stored with their
+content codings undone (:mod:`~tooltape.cassettes._content_coding`), request
+bodies included; multipart fields are scrubbed as form fields are
+(:mod:`~tooltape.cassettes._multipart`).
+
 Every value taken out is remembered (of a cookie, only the values: names and
 attributes such as ``Domain`` or ``HttpOnly`` are not secrets); a last sweep
 masks any copy of it left elsewhere (another header, the URL, a request or
 response body), raw or escaped, percent-encoded or in base64
-(:mod:`~tooltape.cassettes._secret_forms`), with ``*`` byte for byte, and the
+(:mod:`~tooltape.cassettes._secret_forms`), or cut across a stream's fragments
+(:mod:`~tooltape.cassettes._split_secrets`), with ``*`` byte for byte, and the
 writer refuses a file where one is still found.
 """
 
@@ -24,13 +37,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
-from urllib.parse import quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
 
+from tooltape.cassettes._content_coding import decode_body
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import (
     Cassette,
@@ -39,9 +54,12 @@ from tooltape.cassettes._model import (
     RecordedRequest,
     RecordedResponse,
 )
+from tooltape.cassettes._multipart import Part, parse_multipart
 from tooltape.cassettes._scrub_rules import Replacement, ScrubRules
 from tooltape.cassettes._secret_forms import SecretFinder
 from tooltape.cassettes._secret_names import Where, looks_secret
+from tooltape.cassettes._secret_shapes import credential_parts, minted_in, shaped
+from tooltape.cassettes._split_secrets import joined_texts, mask_split, split_leaks
 
 __all__ = ["IDENTITY_HEADERS", "KEPT_REQUEST_HEADERS", "Scrubber"]
 
@@ -54,11 +72,31 @@ KEPT_REQUEST_HEADERS = frozenset(
 """Request headers kept by default (pass ``request_headers="all"`` to keep all but secrets)."""
 
 _REMOVE = object()
+_CODING_DROPS = frozenset({"content-encoding", "content-length"})
+"""Headers that no longer hold once a body is stored decoded."""
 _T = TypeVar("_T")
 
 
 def _is_scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _is_credential_value(value: Any) -> bool:
+    """A scalar, or a list of scalars (``"api_key": ["k1", "k2"]``): not a schema."""
+    if isinstance(value, list):
+        return bool(value) and all(_is_scalar(item) for item in value)
+    return _is_scalar(value)
+
+
+def url_secrets(value: str) -> list[str]:
+    """The values of credential query parameters in a URL-valued header (``location``)."""
+    if "?" not in value:
+        return []
+    found = []
+    for name, item in parse_qsl(urlsplit(value.strip()).query, keep_blank_values=True):
+        if looks_secret(name, "query"):
+            found += [item, *credential_parts(item)]
+    return found
 
 
 def _cookie_value(pair: str) -> str:
@@ -88,6 +126,7 @@ def header_secrets(name: str, value: str) -> list[str]:
         key, equals, item = param.partition("=")
         if equals and looks_secret(key.strip(), "header"):
             found.append(item.strip().strip('"'))
+            found += credential_parts(item.strip().strip('"'))
     return found
 
 
@@ -105,8 +144,10 @@ class Scrubber:
     """Every value removed so far."""
 
     def _remember(self, value: Any) -> None:
-        if _is_scalar(value):
-            self.secrets.add(str(value))
+        for item in value if isinstance(value, list) else [value]:
+            if _is_scalar(item):
+                self.secrets.add(str(item))
+                self.secrets.update(credential_parts(str(item)))
 
     def _apply(
         self, replacement: Replacement, name: str, value: Any, request: RecordedRequest | None
@@ -139,6 +180,7 @@ class Scrubber:
                 self.secrets.update(header_secrets(lower, value))
             elif keep is None or lower in keep:
                 kept.append((lower, value))
+                self.secrets.update(shaped(value), url_secrets(value))
         return tuple(kept)
 
     # -- the URL and form bodies ----------------------------------------------------------
@@ -195,32 +237,78 @@ class Scrubber:
                 if new is not _REMOVE:
                     cleaned[key] = new
             # Only a scalar is a credential: {"password": {"type": "string"}} is a schema.
-            elif looks_secret(str(key), "field") and _is_scalar(item):
+            elif looks_secret(str(key), "field") and _is_credential_value(item):
                 self._remember(item)
             else:
                 cleaned[key] = self._clean_json(item, request)
         return cleaned
 
+    def _clean_part(self, part: Part, request: RecordedRequest | None) -> bytes | None:
+        """A multipart field's value as it may be written (``None``: removed)."""
+        name, value = part.name or "", part.value
+        if name in self.rules.post_data:
+            text = value.decode("utf-8", "replace")
+            new = self._apply(self.rules.post_data[name], name, text, request)
+            return None if new is _REMOVE else value if new == text else str(new).encode()
+        if part.filename is None and looks_secret(name, "query"):
+            self._remember(value.decode("utf-8", "replace"))
+            return None
+        return value
+
     def clean_body(
         self, body: bytes, content_type: str, request: RecordedRequest | None = None
     ) -> bytes:
-        """The body without key-like fields (JSON at any depth, or form fields)."""
+        """The body without key-like fields (JSON at any depth, form or multipart fields).
+
+        Credential-shaped values anywhere, and credentials inside JSON strings, are
+        remembered, for the sweep to mask.
+        """
         if not body:
             return body
+        self.secrets.update(shaped(body))
         try:
             parsed = json.loads(body)
         except (ValueError, RecursionError):
+            multipart = parse_multipart(content_type, body)
+            if multipart is not None:
+                return multipart.rebuilt(lambda part: self._clean_part(part, request))
             if "x-www-form-urlencoded" not in content_type:
                 return body
             text = body.decode("utf-8", "replace")
             return self._clean_pairs(text, self.rules.post_data, "query", request).encode()
         try:
             cleaned = self._clean_json(parsed, request)
+            self.secrets.update(minted_in(cleaned))
         except RecursionError:  # too deep to walk: left as bytes; the sweep still masks
             return body
         if cleaned == parsed:
             return body
         return json.dumps(cleaned, ensure_ascii=False).encode()
+
+    def remember_minted(self, response: RecordedResponse) -> None:
+        """Remember the credentials a response carries (the server minted them), to mask them.
+
+        By name at any depth and by shape, in a JSON body, in each event of a streamed
+        one and in the joined fragments of its texts and arguments; and in its headers
+        (the query of a URL-valued header included).
+        """
+        for _, value in response.headers:  # already cleaned: what a kept header holds
+            self.secrets.update(shaped(value), url_secrets(value))
+        body = response.body
+        if not body:
+            return
+        self.secrets.update(shaped(body))
+        documents: list[Any] = []
+        try:
+            documents.append(json.loads(body))
+        except (ValueError, RecursionError):
+            for line in body.splitlines():
+                payload = line.removeprefix(b"data:").strip()
+                if payload[:1] in (b"{", b"["):
+                    with contextlib.suppress(ValueError, RecursionError):
+                        documents.append(json.loads(payload))
+            documents += joined_texts(body)
+        self.secrets.update(minted_in(documents))  # depth-bounded: never a RecursionError
 
     # -- whole requests and responses -----------------------------------------------------
 
@@ -229,8 +317,14 @@ class Scrubber:
     ) -> RecordedRequest:
         """The request as it may be written (the user's hooks not called)."""
         headers = tuple(headers)
+        encoding = ", ".join(v for k, v in headers if k.lower() == "content-encoding")
+        decoded = decode_body(body, encoding) if encoding else None
+        if decoded is not None:  # stored (and matched) as the server reads it
+            body = decoded
+            headers = tuple((k, v) for k, v in headers if k.lower() not in _CODING_DROPS)
         raw = RecordedRequest(method.upper(), uri, headers, body)
         content_type = next((v for k, v in headers if k.lower() == "content-type"), "")
+        self.secrets.update(shaped(uri))
         return RecordedRequest(
             method=method.upper(),
             uri=self.clean_uri(uri, raw),
@@ -291,7 +385,7 @@ class Scrubber:
                 response,
                 reason=finder.mask_text(response.reason),
                 headers=headers(response.headers),
-                body=finder.mask(response.body),
+                body=mask_split(finder.mask(response.body), finder),
                 aborted=None if response.aborted is None else finder.mask_text(response.aborted),
             )
             interactions.append(Interaction(request, response))
@@ -302,13 +396,20 @@ class Scrubber:
         return [f"{s[:3]}…({len(s)} chars)" for s in self.finder().found(data)]
 
     def leaked_in(self, cassette: Cassette) -> list[str]:
-        """:meth:`leaked` over every field of every interaction, before any file encoding."""
+        """:meth:`leaked` over every field of every interaction, before any file encoding.
+
+        A secret still split across a streamed response's fragments counts too.
+        """
         pieces = []
+        finder = self.finder()
+        split = []
         for interaction in cassette.interactions:
             request, response = interaction.request, interaction.response
             pieces += [request.uri.encode(), request.body, response.body]
             pieces += [v.encode() for _, v in (*request.headers, *response.headers)]
-        return self.leaked(b"\n".join(pieces))
+            split += split_leaks(response.body, finder)
+        split = [f"{s[:3]}…({len(s)} chars, split across fragments)" for s in dict.fromkeys(split)]
+        return self.leaked(b"\n".join(pieces)) + split
 
 
 def _hooked(

@@ -169,6 +169,10 @@ class SecretFinder:
             masked[start:end] = b"*" * (end - start)
         return bytes(masked)
 
+    def spans(self, data: bytes) -> list[tuple[int, int]]:
+        """Where every form of every secret sits in ``data``."""
+        return [(a, b) for _, a, b in self._spans(data, first_only=False)] if self.secrets else []
+
     def mask_text(self, text: str) -> str:
         """:meth:`mask` for text."""
         return self.mask(text.encode()).decode() if self.secrets else text

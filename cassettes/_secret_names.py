@@ -7,14 +7,17 @@ and ``ACCESS_TOKEN`` all read ``access token``) and is a credential when:
   ``passphrase``), ``secret``, ``credential(s)``, ``apikey``, ``authorization``,
   ``cookie``; unless its last word only describes it (``password_length``,
   ``secret_name``, ``cookie_policy``);
-- it ends in ``token``, ``auth``, ``jwt`` or ``bearer``, unless the word before
+- it ends in ``token``, ``auth``, ``jwt``, ``bearer`` or ``assertion`` (OAuth's
+  ``assertion`` and ``client_assertion``, signed JWTs), unless the word before
   it makes it a count or a vocabulary entry (``max_token``, ``eos_token``,
   ``page_token``). Plural ``tokens`` is never a credential, so ``max_tokens``,
   ``input_tokens``, ``token_count``, ``cache_creation_input_tokens`` stay;
 - it ends in ``key`` after a word naming a credential (``api_key``,
-  ``x-api-key``, ``private_key``, ``ocp-apim-subscription-key``), or, as a query
-  parameter, it is ``key`` alone (Google's API key); ``idempotency-key`` or a
-  body field ``key`` are not credentials;
+  ``x-api-key``, ``private_key``, ``ocp-apim-subscription-key``, Azure Functions'
+  ``x-functions-key``), or, as a query or form parameter, it is ``key`` alone
+  (Google's API key) or ``code`` alone (Azure Functions' ``?code=``, OAuth's
+  authorization code); ``idempotency-key`` or a body field ``key`` or ``code``
+  are not credentials;
 - as a header or query parameter only, it holds ``signature`` or is ``sig``
   (``X-Goog-Signature``, ``X-Amz-Signature``, Azure's ``sig``): in a body,
   ``signature`` is the integrity signature of an Anthropic thinking block (or
@@ -79,7 +82,7 @@ _DESCRIBES = frozenset(
         "ttl",
     }
 )
-_ENDINGS = frozenset({"token", "auth", "jwt", "bearer"})
+_ENDINGS = frozenset({"token", "auth", "jwt", "bearer", "assertion"})
 _NOT_CREDENTIAL_BEFORE_TOKEN = frozenset(
     {
         "max",
@@ -131,8 +134,12 @@ _KEY_QUALIFIERS = frozenset(
         "session",
         "admin",
         "user",
+        "functions",
+        "function",
+        "host",
     }
 )
+_QUERY_ALONE = frozenset({"key", "code"})
 _SIGNATURES = frozenset({"signature", "sig"})
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -151,7 +158,7 @@ def looks_secret(name: str, where: Where = "field") -> bool:
     last = words[-1]
     if where != "field" and (_SIGNATURES & set(words)):
         return True
-    if where == "query" and words == ["key"]:
+    if where == "query" and len(words) == 1 and last in _QUERY_ALONE:
         return True
     if last not in _DESCRIBES and _STRONG & set(words):
         return True

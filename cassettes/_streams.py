@@ -10,47 +10,44 @@ when the server compressed it, since that is what the client's decoder reads).
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from functools import cache
 from types import ModuleType
 from typing import Any
 
+from tooltape.cassettes._content_coding import decoded_reads
 from tooltape.fake_providers._http_objects import wire_response
 
 __all__ = ["Capture", "recording_stream", "wire_response"]
 
 
 class Capture:
-    """The reads of one recorded response, as the client's decoder gets them."""
+    """The reads of one recorded response, as the client's decoder gets them.
+
+    Every content coding httpx undoes is undone (:mod:`~tooltape.cassettes._content_coding`)
+    once the body ended; a body that cannot be decoded keeps its reads as they came.
+    """
 
     def __init__(self, content_encoding: str, on_done: Callable[[Capture], None]) -> None:
         self.reads: list[bytes] = []
         self.aborted: str | None = None
         self.done = False
         self.decoded = False
+        self._encoding = content_encoding
         self._on_done = on_done
-        self._decoder: Any = None
-        encoding = content_encoding.strip().lower()
-        if encoding in ("gzip", "x-gzip"):
-            self._decoder, self.decoded = zlib.decompressobj(16 + zlib.MAX_WBITS), True
-        elif encoding == "deflate":
-            self._decoder, self.decoded = zlib.decompressobj(), True
 
     def add(self, chunk: bytes) -> None:
-        """Keep one read (decompressed)."""
-        piece = self._decoder.decompress(chunk) if self._decoder is not None else chunk
-        if piece:
-            self.reads.append(piece)
+        """Keep one read."""
+        if chunk:
+            self.reads.append(chunk)
 
     def finish(self, aborted: str | None = None) -> None:
         """The body ended (or broke off with ``aborted``); report it once."""
         if self.done:
             return
-        if self._decoder is not None:
-            tail = self._decoder.flush()
-            if tail:
-                self.reads.append(tail)
+        decoded = decoded_reads(self.reads, self._encoding)
+        if decoded is not None:
+            self.reads, self.decoded = decoded, True
         self.aborted, self.done = aborted, True
         self._on_done(self)
 
