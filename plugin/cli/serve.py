@@ -128,7 +128,7 @@ class _Script:
             return
         with self.lock:
             for provider in providers:
-                if provider.played == len(provider.turns):
+                if provider.played == provider.scripted:
                     self.load(provider)
 
 
