@@ -6,10 +6,22 @@ turn per request, as ``tooltape serve --repeat`` feeds it.
 
 from __future__ import annotations
 
+import json
+import select
+import socket
+from urllib.parse import urlsplit
+
+import httpx2
 import openai
 import pytest
 
-from tooltape.fake_providers import FakeProvider, FakeProviderApp, ServerLimits, serve_in_thread
+from tooltape.fake_providers import (
+    FakeProvider,
+    FakeProviderApp,
+    ServerLimits,
+    Wire,
+    serve_in_thread,
+)
 from tooltape.harness import Plan, PlannedCall
 from tooltape.harness._errors import TooltapeAssertionError
 
@@ -60,3 +72,98 @@ def test_without_a_log_limit_every_turn_is_kept() -> None:
         provider.stream(ONE_CALL)
     assert len(provider.turns) == provider.scripted == 3
     assert provider.tool_names == ("get_weather",)
+
+
+# --- clients that misbehave: a huge head, a stream never read ---------------------------
+
+DEADLINE = 10.0
+"""Seconds a test waits for the server to act before it fails (never slept)."""
+STREAM = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+TEN_MB = Wire(reads=(b"data: " + b"x" * 65_000 + b"\n\n",) * 160)
+
+
+def _served(limits: ServerLimits, turns: int = 1) -> tuple[FakeProvider, FakeProviderApp]:
+    provider = FakeProvider("openai_chat", base_url="http://tooltape.invalid")
+    for _ in range(turns):
+        provider.stream(TEN_MB if turns > 1 else ONE_CALL)
+    return provider, FakeProviderApp(provider, limits=limits)
+
+
+def _request(url: str, head: bytes = b"") -> bytes:
+    body = json.dumps(STREAM).encode()
+    host = urlsplit(url).netloc.encode()
+    return (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: "
+        + host
+        + b"\r\n"
+        + head
+        + b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+        + body
+    )
+
+
+def _connect(url: str, receive_buffer: int | None = None) -> socket.socket:
+    parts = urlsplit(url)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer is not None:  # set before connecting, so the window stays small
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.settimeout(DEADLINE)
+    sock.connect((parts.hostname, parts.port))
+    return sock
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    data = b""
+    while chunk := sock.recv(65536):  # raises socket.timeout after DEADLINE
+        data += chunk
+    return data
+
+
+@pytest.mark.parametrize("pieces", [1, 200], ids=["one_read", "200_reads"])
+def test_a_head_over_max_header_bytes_gets_431(pieces: int) -> None:
+    provider, app = _served(ServerLimits(max_header_bytes=64 * 1024))
+    head = b"X-Big: " + b"a" * 100_000 + b"\r\n"
+    with serve_in_thread(app) as url:
+        sock = _connect(url)
+        request = _request(url, head)
+        size = -(-len(request) // pieces)
+        for start in range(0, len(request), size):
+            sock.sendall(request[start : start + size])
+        answer = _read_all(sock)
+        sock.close()
+        with httpx2.Client(timeout=DEADLINE) as client:  # the server is still up
+            fine = client.post(f"{url}/v1/chat/completions", json=STREAM)
+    assert answer.startswith(b"HTTP/1.1 431 ")
+    assert answer.endswith(b"over 65536 bytes (max_header_bytes)\n")
+    assert fine.status_code == 200
+    assert provider.received == 1
+
+
+def test_a_head_under_max_header_bytes_is_served() -> None:
+    provider, app = _served(ServerLimits(max_header_bytes=64 * 1024))
+    with serve_in_thread(app) as url, httpx2.Client(timeout=DEADLINE) as client:
+        answer = client.post(
+            f"{url}/v1/chat/completions", json=STREAM, headers={"x-big": "a" * 60_000}
+        )
+    assert answer.status_code == 200
+    assert provider.requests[0].headers["x-big"] == "a" * 60_000
+
+
+def test_clients_that_never_read_are_reset_after_the_write_timeout() -> None:
+    provider, app = _served(ServerLimits(write_timeout=0.5), turns=21)
+    with serve_in_thread(app) as url:
+        stalled = [_connect(url, receive_buffer=4096) for _ in range(20)]
+        for sock in stalled:
+            sock.sendall(_request(url))
+        for sock in stalled:
+            poller = select.poll()
+            poller.register(sock, select.POLLRDHUP)  # data waiting does not wake it
+            events = poller.poll(DEADLINE * 1000)
+            assert events and events[0][1] & (select.POLLERR | select.POLLHUP), events
+            with pytest.raises(ConnectionResetError):
+                _read_all(sock)
+            sock.close()
+        with httpx2.Client(timeout=DEADLINE) as client:  # a client that reads gets it all
+            whole = client.post(f"{url}/v1/chat/completions", json=STREAM)
+    assert whole.content == TEN_MB.body
+    assert provider.played == 21
