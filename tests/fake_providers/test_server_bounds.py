@@ -6,9 +6,11 @@ turn per request, as ``tooltape serve --repeat`` feeds it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import select
 import socket
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx2
@@ -167,3 +169,59 @@ def test_clients_that_never_read_are_reset_after_the_write_timeout() -> None:
             whole = client.post(f"{url}/v1/chat/completions", json=STREAM)
     assert whole.content == TEN_MB.body
     assert provider.played == 21
+
+
+# --- cassette headers HTTP forbids: refused at load, hop-by-hop ones left out ------------
+
+FORBIDDEN = {
+    "nul": (("x-note", "a\x00b"), "holds NUL at offset 1"),
+    "crlf": (("x-note", "a\r\nx-injected: 1"), "holds CR at offset 1"),
+    "name": (("x note", "v"), "the name is not an HTTP token"),
+    "negative_length": (("content-length", "-1"), "'-1' is not one non-negative decimal"),
+    "wrong_length": (("content-length", "3"), "it declares 3 bytes, and the recorded body has"),
+    "coding": (("transfer-encoding", "gzip"), "only 'chunked' can be replayed"),
+    "latin1": (("x-note", "☕"), "which is not Latin-1"),
+}
+
+
+def _recorded(path: Path, headers: tuple[tuple[str, str], ...]) -> Path:
+    """A one-interaction cassette: the golden OpenAI stream, with ``headers`` added."""
+    from tooltape.cassettes import library_path, load_cassette, save_cassette
+
+    golden = load_cassette(library_path("parallel_sequential", "openai_chat"))
+    first = golden.interactions[0]
+    response = dataclasses.replace(first.response, headers=first.response.headers + headers)
+    changed = golden.with_interactions((dataclasses.replace(first, response=response),))
+    return save_cassette(dataclasses.replace(changed, path=None), path)
+
+
+@pytest.mark.parametrize("kind", FORBIDDEN)
+def test_a_cassette_header_http_forbids_is_refused_at_load(kind: str, tmp_path: Path) -> None:
+    from tooltape.cassettes import CassetteError, serve_cassette
+
+    header, why = FORBIDDEN[kind]
+    path = _recorded(tmp_path / "bad.yaml", (header,))
+    with pytest.raises(CassetteError) as refused, serve_cassette(path):
+        pass
+    message = str(refused.value)
+    assert message.startswith(f"{path}: interaction 0: response header {header[0]!r}: ")
+    assert why in message
+    assert "cannot be replayed: fix or remove it in the cassette" in message
+
+
+def test_recorded_hop_by_hop_headers_are_left_out_when_served(tmp_path: Path) -> None:
+    from tooltape.cassettes import serve_cassette
+
+    hop = (("transfer-encoding", "chunked"), ("connection", "keep-alive"), ("keep-alive", "5"))
+    path = _recorded(tmp_path / "hop.yaml", hop)
+    with serve_cassette(path, match_on=("method", "path")) as served:
+        client = openai.OpenAI(base_url=f"{served.url}/v1", api_key="sk-test", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        chunks = [chunk for chunk in raw.parse() if chunk.choices]
+        calls = [c for chunk in chunks for c in chunk.choices[0].delta.tool_calls or []]
+        headers = raw.headers
+    assert calls  # the recorded stream arrived whole
+    assert "keep-alive" not in headers and headers.get("connection") != "keep-alive"
+    assert headers["transfer-encoding"] == "chunked"  # uvicorn's own framing
