@@ -17,7 +17,12 @@
    delta and an argument delta each): microseconds per delta, flat when linear;
 7. inspect: ``tooltape inspect`` (the console script) on a cassette streaming 100,000
    parallel tool calls (a name event and an argument event each), against one tenth
-   of it: the time ratio shows the scaling (10x is linear), and the peak memory.
+   of it: the time ratio shows the scaling (10x is linear), and the peak memory;
+8. turns: one in-process fake provider serving 5,000 turns one after another, as
+   ``tooltape serve --repeat`` does: CPU time per turn of the first 200 vs the last 200
+   (flat is 1x), and how much the process grew;
+9. serve_requests: ``tooltape serve --scenario`` answering 5,000 requests from one
+   client: the server's RSS after 500 and after 5,000 (bounded: about the same).
 
 Other times are the best of a few repeats (wall clock); the machine is whatever runs it.
 """
@@ -35,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -294,6 +300,88 @@ def serve(megabytes: int) -> list[Row]:
     ]
 
 
+def _turn_cost(provider: Any, plan: Any, request: Any, turns: int) -> float:
+    """CPU seconds per turn of ``turns`` turns, each queued then served, as ``--repeat`` does."""
+    started = time.process_time()
+    for _ in range(turns):
+        provider.stream(plan)
+        provider.handle(request)
+    return (time.process_time() - started) / turns
+
+
+def turns(served: int, batch: int = 200) -> list[Row]:
+    """One in-process fake provider serving turn after turn: the first turns vs the last.
+
+    The provider is set up as ``tooltape serve`` sets it up (the last 100 requests
+    logged, 64 KiB of each body): a turn's cost must not grow with the turns before
+    it, nor its memory with the turns served.
+    """
+    from tooltape.fake_providers import FakeProvider, ProviderRequest
+    from tooltape.harness import Plan
+
+    plan = Plan(calls=[{"name": "get_weather", "args": {"city": "Paris"}}])
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "go"}]}
+    request = ProviderRequest("POST", "/v1/chat/completions", {}, json.dumps(body).encode())
+    provider = FakeProvider("openai_chat", base_url="http://tooltape.invalid")
+    provider.limit_log(100, 64 * 1024)
+    gc.collect()
+    start_rss = _rss_kib(os.getpid(), "VmRSS")
+    first = _turn_cost(provider, plan, request, batch)
+    _turn_cost(provider, plan, request, served - 2 * batch)
+    last = _turn_cost(provider, plan, request, batch)
+    gc.collect()
+    grown = (_rss_kib(os.getpid(), "VmRSS") - start_rss) / 1024
+    return [
+        (
+            f"turns: in-process FakeProvider, µs per turn, turns 1-{batch} vs "
+            f"{served - batch + 1:,}-{served:,}",
+            f"{first * 1e6:.0f} / {last * 1e6:.0f} µs",
+            f"{last / first:.2f}x (1x = flat)",
+        ),
+        (
+            f"turns: process RSS grown over {served:,} turns (log of 100 requests)",
+            f"{grown:+.1f} MiB",
+            f"{len(provider.turns)} turn(s) held",
+        ),
+    ]
+
+
+def serve_requests(requests: int) -> list[Row]:
+    """``tooltape serve --scenario`` answering ``requests`` requests: server RSS along the way."""
+    process = subprocess.Popen(
+        [str(TOOLTAPE), "serve", "--scenario", "openai_golden", "--log-requests", "100"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "go"}]}
+    marks = {requests // 10: 0, requests: 0}
+    try:
+        url = _listening(process)
+        assert process.stdout is not None
+        # One log line per request: keep the pipe drained.
+        threading.Thread(target=process.stdout.read, daemon=True).start()
+        with httpx2.Client(timeout=60) as client:
+            for number in range(1, requests + 1):
+                client.post(f"{url}/v1/chat/completions", json=body).raise_for_status()
+                if number in marks:
+                    marks[number] = _rss_kib(process.pid, "VmRSS")
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+        if process.stdout is not None:
+            process.stdout.close()
+    (few, early), (many, late) = sorted(marks.items())
+    return [
+        (
+            f"serve: tooltape serve --scenario openai_golden, server RSS after {few:,} and "
+            f"{many:,} requests",
+            f"{early / 1024:.0f} MiB; {late / 1024:.0f} MiB",
+            f"{(late - early) / 1024:+.0f} MiB",
+        )
+    ]
+
+
 class _Reads(httpx2.SyncByteStream):
     def __init__(self, reads: tuple[bytes, ...]) -> None:
         self.reads = reads
@@ -497,6 +585,8 @@ def main() -> None:
         replay,
         functools.partial(parallel, (1_000, 10_000) if quick else (1_000, 10_000, 100_000)),
         functools.partial(inspect_many, 10_000 if quick else 100_000),
+        functools.partial(turns, 1_000 if quick else 5_000),
+        functools.partial(serve_requests, 1_000 if quick else 5_000),
     ]
     names = [getattr(section, "func", section).__name__ for section in sections]
     unknown = sorted(set(options.only or ()) - set(names))

@@ -11,6 +11,7 @@ recorded request and a diff; interactions never played fail it too.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -22,6 +23,7 @@ from tooltape.cassettes._errors import (
     bounded,
 )
 from tooltape.cassettes._frames import reframe
+from tooltape.cassettes._http_headers import header_problem
 from tooltape.cassettes._match import (
     RequestMatcher,
     default_match_on,
@@ -109,6 +111,25 @@ class CassettePlayer(ProviderRouter):
         self._lock = threading.Lock()
         self._reported = False
         self._keys: list[tuple[object, ...]] | None = None
+        self._check_headers()
+
+    def _check_headers(self) -> None:
+        """Refuse a recorded response header that HTTP forbids: serving it would break.
+
+        Raises:
+            CassetteError: Naming the cassette, the interaction, the header and why.
+        """
+        for index, interaction in enumerate(self.cassette.interactions):
+            response = interaction.response
+            cut = response.aborted is not None
+            found = header_problem(response.headers, len(response.body), cut)
+            if found is not None:
+                name, problem = found
+                raise CassetteError(
+                    f"{self.label}: interaction {index}: response header {bounded(name, 80)}: "
+                    f"{problem}; HTTP forbids it, so it cannot be replayed: fix or remove it "
+                    "in the cassette"
+                )
 
     @property
     def label(self) -> str:
@@ -161,6 +182,13 @@ class CassettePlayer(ProviderRouter):
             wire = AbortedWire(
                 reads=wire.reads, status=wire.status, headers=wire.headers, error=response.aborted
             )
+        elif not isinstance(wire, AbortedWire):
+            # The quirks reframed the body: a recorded length no longer holds.
+            length = str(len(wire.body))
+            headers = tuple(
+                (k, length if k.lower() == "content-length" else v) for k, v in wire.headers
+            )
+            wire = dataclasses.replace(wire, headers=headers)
         return wire
 
     def refuse(self, live: RecordedRequest) -> Wire:

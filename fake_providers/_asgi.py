@@ -35,6 +35,15 @@ from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 
 __all__ = ["FakeProviderApp"]
 
+HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "te", "trailer"}
+    | {"transfer-encoding", "upgrade"}
+)
+"""Fields about one connection (https://www.rfc-editor.org/rfc/rfc9110#section-7.6.1): a
+wire replayed from a recording may hold the recorded ones; the server frames each
+body itself and leaves them out, all but ``connection: close`` (uvicorn then closes
+the connection after the response, as a refusal asks)."""
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -82,13 +91,12 @@ class FakeProviderApp:
         else:
             wire = self.router.dispatch(_request(scope, body), _url(scope))
             self._trim_router_logs()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": wire.status,
-                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in wire.headers],
-            }
-        )
+        headers = [
+            (k.encode("latin-1"), v.encode("latin-1"))
+            for k, v in wire.headers
+            if k.lower() not in HOP_BY_HOP or (k.lower(), v.lower()) == ("connection", "close")
+        ]
+        await send({"type": "http.response.start", "status": wire.status, "headers": headers})
         await self._stream(wire, receive, send)
 
     def _refusal(self, scope: Scope, problem: BodyProblem) -> Wire:

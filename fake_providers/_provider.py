@@ -130,15 +130,22 @@ class FakeProvider:
         paths = (self.dialect.path, self.dialect.complete_path)
         self._paths = tuple(path_pattern(path) for path in paths if path is not None)
         self._turns: list[Turn] = []
+        """The turns held: the unplayed ones, and the played ones the log limit keeps."""
+        self._dropped = 0
+        """Played turns no longer held (the first ``_dropped`` of :attr:`scripted`)."""
         self._played = 0
         self._lock = threading.Lock()
         self._turnless: list[str] = []
         self.received = 0
         """How many requests this provider received (the log may keep fewer)."""
         self._log_limits: tuple[int | None, int | None] = (None, None)
-        self._call_ids: set[str] = set()
-        self._tool_names: list[str] = []
-        self._unnoted: list[Plan | PlannedStream | Wire] = []
+        self._given_ids: set[str] = set()
+        """Ids plans were given (streamed as they are): a numbered id moves past them."""
+        self._first_free = 0
+        """Numbered ids ``call_<m>`` below this were handed out (see Plan.with_fresh_ids)."""
+        self._tool_names: dict[str, None] = {}
+        self._unnoted: dict[bytes, None] = {}
+        """Bodies of wires given as is whose tools are read when :attr:`tool_names` is asked."""
         self.requests: list[ProviderRequest] = []
         """The requests this provider received, in order (all, unless :meth:`limit_log`)."""
         self.rejected: list[tuple[ProviderRequest, ProviderError]] = []
@@ -175,7 +182,7 @@ class FakeProvider:
         ids the plan was given are streamed as they are.
         """
         if seed is None:
-            seed = (plan.seed if isinstance(plan, Scenario) else 0) + len(self._turns)
+            seed = (plan.seed if isinstance(plan, Scenario) else 0) + self.scripted
         if isinstance(plan, Scenario):
             quirks = (*plan.quirks, *quirks)
             plan = plan.plan
@@ -189,7 +196,7 @@ class FakeProvider:
             answer = _answer(self.dialect, plan, quirks, seed)
         self._note_tools(plan, wire)
         names = [c.name for c in plan.calls] if isinstance(plan, Plan) else []
-        label = f"turn {len(self._turns) + 1}: stream" + (
+        label = f"turn {self.scripted + 1}: stream" + (
             f" calling {', '.join(names)}" if names else ""
         )
         if quirks:
@@ -205,31 +212,33 @@ class FakeProvider:
     then = stream
 
     def _note_tools(self, plan: Plan | PlannedStream | Wire, wire: Wire) -> None:
-        """Remember the turn, to read the tools it calls when :attr:`tool_names` is asked.
+        """Note the tools the turn calls: a plan's at once, a wire's when asked.
 
         A wire's tools are what its calls merge to: a parse and a merge that most
-        runs (``tooltape matrix`` streams thousands of wires) never need.
+        runs (``tooltape matrix`` streams thousands of wires) never need. A plan's
+        are its calls' names, noted now, so the provider holds no turn for this.
         """
-        self._unnoted.append(wire if isinstance(plan, Wire) else plan)
+        if isinstance(plan, Wire):
+            self._unnoted[wire.body] = None
+        else:
+            calls = (plan.plan if isinstance(plan, PlannedStream) else plan).calls
+            self._tool_names.update((c.name, None) for c in calls if c.name)
 
-    def _called_names(self, turn: Plan | PlannedStream | Wire) -> list[str]:
-        if isinstance(turn, Wire):
-            try:
-                calls = reference_merge(self.dialect.parse(turn.body)).chunks
-            except (TooltapeUsageError, ValueError):  # not a tool stream: it declares none
-                calls = []
-            # A wire that repeats the name (``get_weatherget_weather``) still calls get_weather.
-            return [is_repeated_name(n) or n for n in (str(c.get("name") or "") for c in calls)]
-        return [c.name for c in (turn.plan if isinstance(turn, PlannedStream) else turn).calls]
+    def _called_names(self, body: bytes) -> list[str]:
+        try:
+            calls = reference_merge(self.dialect.parse(body)).chunks
+        except (TooltapeUsageError, ValueError):  # not a tool stream: it declares none
+            calls = []
+        # A wire that repeats the name (``get_weatherget_weather``) still calls get_weather.
+        return [is_repeated_name(n) or n for n in (str(c.get("name") or "") for c in calls)]
 
     @property
     def tool_names(self) -> tuple[str, ...]:
         """The tools the scripted turns call, in first-call order (what a client would bind)."""
         while self._unnoted:
-            for name in self._called_names(self._unnoted[0]):
-                if name and name not in self._tool_names:
-                    self._tool_names.append(name)
-            del self._unnoted[0]
+            body = next(iter(self._unnoted))
+            self._tool_names.update((n, None) for n in self._called_names(body) if n)
+            del self._unnoted[body]
         return tuple(self._tool_names)
 
     def _fresh_ids(self, plan: Plan | PlannedStream | Wire) -> Plan | PlannedStream | Wire:
@@ -239,10 +248,11 @@ class FakeProvider:
         both are streamed as given.
         """
         if isinstance(plan, Plan):
-            plan = plan.with_fresh_ids(self._call_ids)
-            self._call_ids |= {call.id for call in plan.calls if call.id}
-        elif isinstance(plan, PlannedStream):
-            self._call_ids |= {call.id for call in plan.plan.calls if call.id}
+            plan = plan.with_fresh_ids(self._given_ids, first_free=self._first_free)
+        planned = plan.plan if isinstance(plan, PlannedStream) else plan
+        if isinstance(planned, Plan):
+            self._given_ids.update(c.id for c in planned.calls if c.id and c.id_given)
+            self._first_free = planned.first_free_after(self._first_free)
         return plan
 
     def error(self, status: int, body: Mapping[str, Any] | None = None) -> Self:
@@ -253,13 +263,22 @@ class FakeProvider:
         """
         if body is None:
             body = {"error": {"message": f"scripted error {status}", "type": "server_error"}}
-        self._turns.append(Turn(json_wire(status, body), f"turn {len(self._turns) + 1}: {status}"))
+        self._turns.append(Turn(json_wire(status, body), f"turn {self.scripted + 1}: {status}"))
         return self
 
     @property
     def turns(self) -> tuple[Turn, ...]:
-        """The scripted turns, played or not."""
+        """The scripted turns, played or not.
+
+        Under a log limit (:meth:`limit_log`) only the last played turns it keeps are
+        held, with every unplayed one; :attr:`scripted` counts them all.
+        """
         return tuple(self._turns)
+
+    @property
+    def scripted(self) -> int:
+        """How many turns were scripted, played or not (:attr:`turns` may hold fewer)."""
+        return self._dropped + len(self._turns)
 
     @property
     def played(self) -> int:
@@ -290,10 +309,19 @@ class FakeProvider:
         """Keep only the last ``requests`` requests, each with at most ``body_bytes`` of body.
 
         A long-running server sets this so its memory stays bounded; a cut body no
-        longer parses as JSON. ``None`` lifts a limit. ``rejected``, ``unexpected``
-        and the script-error notes are bounded the same way.
+        longer parses as JSON. ``None`` lifts a limit. ``rejected``, ``unexpected``,
+        the script-error notes and the played :attr:`turns` are bounded the same way.
         """
         self._log_limits = (requests, body_bytes)
+        self._forget_played()
+
+    def _forget_played(self) -> None:
+        """Drop the played turns beyond the log limit (the oldest first)."""
+        keep = self._log_limits[0]
+        extra = self._played - self._dropped - (keep if keep is not None else self._played)
+        if extra > 0:
+            del self._turns[:extra]
+            self._dropped += extra
 
     def _log(self, entries: list[Any], entry: Any) -> None:
         keep, body_bytes = self._log_limits
@@ -314,7 +342,7 @@ class FakeProvider:
             if rejection is not None:
                 self._log(self.rejected, (request, rejection))
                 return json_wire(rejection.status, rejection.body, rejection.headers)
-            if self._played == len(self._turns):
+            if self._played == self.scripted:
                 self._log(self.unexpected, request)
                 self._log(
                     self._turnless,
@@ -325,10 +353,11 @@ class FakeProvider:
                     "tooltape_script_exhausted",
                     f"tooltape: fake {self.dialect.name} provider has no turn left for request "
                     f"#{number} ({request.method} {request.path}); "
-                    f"{len(self._turns)} turn(s) were scripted",
+                    f"{self.scripted} turn(s) were scripted",
                 )
-            turn = self._turns[self._played]
+            turn = self._turns[self._played - self._dropped]
             self._played += 1
+            self._forget_played()
             if turn.wire.status == 200 and not self.dialect.wants_stream(request):
                 wire = self._completion(turn, request)
             else:
@@ -358,7 +387,8 @@ class FakeProvider:
             TooltapeAssertionError: Naming the unplayed turns and the unexpected requests.
         """
         __tracebackhide__ = True  # pytest shows the caller's line, not ours
-        problems = [f"{t.label} was not played" for t in self._turns[self._played :]]
+        unplayed = self._turns[self._played - self._dropped :]
+        problems = [f"{t.label} was not played" for t in unplayed]
         problems += self._turnless
         if problems:
             raise TooltapeAssertionError(

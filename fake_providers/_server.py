@@ -126,7 +126,7 @@ def serve_in_thread(
 
     config = uvicorn.Config(
         app,
-        http=guarded_protocol(limits.header_timeout),
+        http=guarded_protocol(limits),
         timeout_keep_alive=max(1, round(limits.keep_alive_timeout)),
         h11_max_incomplete_event_size=limits.max_header_bytes,
         loop="asyncio",

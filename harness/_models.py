@@ -10,6 +10,7 @@ user must see even when langchain-core calls the result valid.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable
 from typing import Any, Literal, TypeAlias
 
@@ -132,25 +133,48 @@ class Plan(_Frozen):
             seen.add(call.id)
         return numbered
 
-    def with_fresh_ids(self, taken: Iterable[str | None]) -> Plan:
+    def with_fresh_ids(self, taken: Iterable[str | None], first_free: int = 0) -> Plan:
         """This plan with its numbered ids moved past ``taken`` (the ids earlier turns used).
 
         Only ids the plan filled in (``call_<n>``, see :attr:`PlannedCall.id_given`)
         change, and only when one of them collides: then each becomes, in order, the
         first ``call_<m>`` that neither ``taken`` nor the plan's given ids hold.
+
+        A caller that hands out numbered ids in order (a fake provider serving turn
+        after turn) passes ``first_free`` instead of every id it handed out: each
+        ``call_<m>`` with ``m`` below it counts as taken, and fresh ids start there,
+        so a turn costs the same however many turns came before it. ``taken`` then
+        holds the given ids only; a set is read as it is, not copied.
         """
-        used = set(taken)
-        if not any(not c.id_given and c.id in used for c in self.calls):
+        used = taken if isinstance(taken, set | frozenset) else set(taken)
+
+        def is_taken(call_id: str | None) -> bool:
+            number = _numbered_id(call_id)
+            return call_id in used or (number is not None and number < first_free)
+
+        if not any(not c.id_given and is_taken(c.id) for c in self.calls):
             return self
-        used |= {c.id for c in self.calls if c.id_given}
+        claimed = {c.id for c in self.calls if c.id_given}
+        fresh_numbers = itertools.count(first_free)
         calls = []
         for call in self.calls:
             if not call.id_given:
-                fresh = next(f"call_{m}" for m in itertools.count() if f"call_{m}" not in used)
-                used.add(fresh)
+                fresh = next(
+                    f"call_{m}"
+                    for m in fresh_numbers
+                    if f"call_{m}" not in used and f"call_{m}" not in claimed
+                )
                 call = _numbered(call, fresh)
             calls.append(call)
         return self.model_copy(update={"calls": tuple(calls)})
+
+    def first_free_after(self, first_free: int = 0) -> int:
+        """The ``first_free`` for the turn after this one (see :meth:`with_fresh_ids`).
+
+        Past every ``call_<m>`` this plan numbered, and never below ``first_free``.
+        """
+        numbers = (_numbered_id(c.id) for c in self.calls if not c.id_given)
+        return max([first_free, *(n + 1 for n in numbers if n is not None)])
 
     @property
     def effective_finish(self) -> Finish:
@@ -162,6 +186,15 @@ class Plan(_Frozen):
     def expected_calls(self) -> list[ToolCallDict]:
         """The calls as ``{"name", "args", "id"}`` dicts, as a lossless stream merges to."""
         return [call.as_dict() for call in self.calls]
+
+
+_NUMBERED = re.compile(r"call_(0|[1-9][0-9]{0,17})")
+
+
+def _numbered_id(call_id: str | None) -> int | None:
+    """``m`` for an id of the form ``call_<m>`` (the form a plan numbers its calls in)."""
+    match = _NUMBERED.fullmatch(call_id) if call_id else None
+    return int(match.group(1)) if match else None
 
 
 def _numbered(call: PlannedCall, call_id: str) -> PlannedCall:

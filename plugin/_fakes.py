@@ -59,7 +59,7 @@ class ScriptedProvider(FakeProvider):
         if isinstance(plan, str):
             plan = get_scenario(plan)
         if seed is None and not isinstance(plan, Scenario):
-            seed = self.default_seed + len(self.turns)
+            seed = self.default_seed + self.scripted
         super().stream(plan, quirks, seed)
         self.declared_tools[:] = [_declared(name) for name in self.tool_names]
         return self

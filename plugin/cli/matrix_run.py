@@ -230,7 +230,7 @@ class _Stage:
     def _provider(self, transport: str, dialect: Dialect) -> FakeProvider:
         """The dialect's provider, reused while every turn it queued was played."""
         provider = self.providers.get((transport, dialect.name))
-        if provider is None or provider.played < len(provider.turns):
+        if provider is None or provider.played < provider.scripted:
             url = self.server_url if transport == "server" else _base_url(dialect) or None
             provider = FakeProvider(dialect, base_url=url)
             provider.limit_log(0, None)  # the matrix reads no request back

@@ -10,9 +10,12 @@ broken). Turns come from ``--scenario`` (every request gets it), ``--script``
 
 Built to stay up: the request log keeps the last ``--log-requests`` requests
 with at most ``--log-body-bytes`` of each body; headers not whole within
-``--header-timeout`` close the connection, a body not whole within
-``--body-timeout`` gets the provider's 408 and one over ``--max-body-bytes``
-its 413; malformed bodies get the provider's 400. Other clients are unaffected.
+``--header-timeout`` close the connection and headers over ``--max-header-bytes``
+get a 431, a body not whole within ``--body-timeout`` gets the provider's 408 and
+one over ``--max-body-bytes`` its 413; malformed bodies get the provider's 400; a
+client that reads nothing of its response for ``--write-timeout`` seconds is
+reset. Other clients are unaffected. The provider holds the played turns the log
+keeps, no more, so memory stays flat however many requests it answers.
 """
 
 from __future__ import annotations
@@ -129,7 +132,7 @@ class _Script:
             return
         with self.lock:
             for provider in providers:
-                if provider.played == len(provider.turns):
+                if provider.played == provider.scripted:
                     self.load(provider)
 
 
@@ -311,6 +314,20 @@ def _run(
     show_default=True,
     help="Larger request bodies get the provider's 413.",
 )
+@click.option(
+    "--max-header-bytes",
+    type=click.IntRange(min=1),
+    default=64 * 1024,
+    show_default=True,
+    help="A request line and headers over this get a 431 and the connection closes.",
+)
+@click.option(
+    "--write-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Seconds a client may read nothing of its response before its connection is reset.",
+)
 def serve(
     dialects: tuple[str, ...],
     scenario: str | None,
@@ -327,6 +344,8 @@ def serve(
     header_timeout: float,
     body_timeout: float,
     max_body_bytes: int,
+    max_header_bytes: int,
+    write_timeout: float,
 ) -> None:
     """Serve a fake provider over real HTTP until Ctrl-C.
 
@@ -347,6 +366,8 @@ def serve(
         header_timeout=header_timeout,
         body_timeout=body_timeout,
         max_body_bytes=max_body_bytes,
+        max_header_bytes=max_header_bytes,
+        write_timeout=write_timeout,
         log_requests=log_requests,
         log_body_bytes=log_body_bytes,
     )

@@ -188,6 +188,33 @@ def run_failing(*args: str) -> str:
     return lines[0]
 
 
+def test_serve_refuses_headers_over_max_header_bytes_and_serves_on() -> None:
+    with serving(
+        "--max-header-bytes", "2048", "--write-timeout", "5", "--max-requests", "1"
+    ) as server:
+        with httpx2.Client(timeout=30) as client:
+            body = {"model": "m", "stream": True, "messages": PROMPT}
+            url = f"{server.url}/v1/chat/completions"
+            refused = client.post(url, json=body, headers={"x-big": "a" * 4096})
+            served = client.post(url, json=body)
+        log = server.log()
+    assert refused.status_code == 431
+    assert "over 2048 bytes (max_header_bytes)" in refused.text
+    assert served.status_code == 200
+    assert "#1 POST /v1/chat/completions -> 200 valid" in log
+
+
+def test_serve_refuses_a_cassette_header_http_forbids_in_one_line(tmp_path: Path) -> None:
+    from tooltape.cassettes import library_path
+
+    text = library_path("parallel_sequential", "openai_chat").read_text()
+    bad = tmp_path / "nul.yaml"
+    event_stream = "      - text/event-stream; charset=utf-8\n"
+    bad.write_text(text.replace(event_stream, event_stream + '      x-note: ["a\\0b"]\n', 1))
+    line = run_failing("--cassette", str(bad))
+    assert f"{bad}: interaction 0: response header 'x-note': its value holds NUL" in line
+
+
 def test_serve_refuses_a_non_loopback_host() -> None:
     line = run_failing("--host", "0.0.0.0", "--once")
     assert "not a loopback address" in line
