@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.messages import InvalidToolCall, ToolCall, ToolCallChunk
@@ -73,6 +73,25 @@ class PlannedCall(_Frozen):
     """The arguments as a JSON object."""
     id: str | None = None
     """The call id; :class:`Plan` fills ``call_<n>`` in when it is left out."""
+
+    def __init__(
+        self,
+        name: str,
+        args: Mapping[str, JsonValue] | None = None,
+        id: str | None = None,
+        **data: Any,
+    ) -> None:
+        """Take the fields positionally or by keyword: ``PlannedCall("f", {"x": 1}, "id_1")``.
+
+        Only the fields given count as set, so an id left out stays
+        :attr:`id_given` False.
+        """
+        given: dict[str, Any] = {"name": name}
+        if args is not None:
+            given["args"] = args
+        if id is not None:
+            given["id"] = id
+        super().__init__(**given, **data)
 
     @property
     def id_given(self) -> bool:
