@@ -31,8 +31,8 @@ from tooltape.fake_providers.dialects.openai_chat._dialect import (
     _ALNUM,
     _alnum,
     _length_up_to_15,
-    read_chat_stream,
 )
+from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
     Fragment,
     Plan,
