@@ -12,7 +12,7 @@ import contextlib
 import json
 import json.encoder
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,9 +22,7 @@ __all__ = [
     "decode_sse",
     "encode_ndjson",
     "encode_sse",
-    "frame_data",
     "openai_sdk_events",
-    "plain_data_frames",
 ]
 
 _LINE = re.compile(r"\r\n|\r|\n")
@@ -47,35 +45,9 @@ class SSEEvent:
         return json.loads(self.data)
 
 
-def _compact_encoder() -> Callable[[Any], str]:
-    r"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, built once.
-
-    Real providers send non-ASCII as raw UTF-8, not as ``\u`` escapes. Every
-    rendered event goes through here: ``JSONEncoder.encode`` builds its C encoder
-    anew on each call (a third of the cost of a chunk's JSON), so the C encoder it
-    builds is made once, with the arguments ``encode`` gives it but no circular
-    check (event data is never circular; a cycle raises ``RecursionError``, as with
-    ``check_circular=False``). Without the C module, ``encode`` itself.
-    """
-    options = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
-    make = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed
-    if make is None:
-        return options.encode
-    encode = make(
-        None,
-        options.default,
-        json.encoder.encode_basestring,
-        None,
-        options.key_separator,
-        options.item_separator,
-        options.sort_keys,
-        options.skipkeys,
-        options.allow_nan,
-    )
-    return lambda value: "".join(encode(value, 0))
-
-
-_compact_json = _compact_encoder()
+def _compact_json(value: Any) -> str:
+    r"""Compact JSON with raw UTF-8, as real providers send it (not ``\u`` escapes)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_sse(data: str | dict[str, Any], event: str | None = None) -> bytes:
@@ -127,7 +99,7 @@ def decode_sse(body: bytes | str, *, flush_at_eof: bool = False) -> list[SSEEven
 
 def encode_ndjson(obj: dict[str, Any]) -> bytes:
     """One JSON object on one line, as Ollama streams."""
-    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    return (_compact_json(obj) + "\n").encode()
 
 
 def decode_ndjson(body: bytes | str) -> list[Any]:
@@ -145,41 +117,6 @@ def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
     unterminated last line is decoded but never dispatched (a broken character in
     it still raises ``UnicodeDecodeError``). Both OpenAI dialects read bytes this way.
     """
-    frames = plain_data_frames(body)
-    if frames is not None:
-        for frame in frames:
-            yield None, frame_data(frame)
-        return
-    yield from _sdk_events_line_by_line(body)
-
-
-def plain_data_frames(body: bytes) -> list[str] | None:
-    """The events of a body of one-line ``data:`` events (LF only), else ``None``.
-
-    The common body, rendered or recorded: each event is one ``data:`` line and a
-    blank line, and the body ends with one. Every SSE decoder dispatches exactly the
-    data of these lines, so readers cut them out in one pass instead of line by line.
-    Each frame is returned without its line end and blank line (see :func:`frame_data`).
-    """
-    if not body.endswith(b"\n\n") or b"\r" in body or b"\n\n\n" in body or body[:1] == b"\n":
-        return None
-    try:
-        frames = body[:-2].decode("utf-8").split("\n\n")
-    except UnicodeDecodeError:
-        return None  # line by line, where the broken line raises as the SDK's decoder does
-    for frame in frames:
-        if not frame.startswith("data:") or "\n" in frame:
-            return None
-    return frames
-
-
-def frame_data(frame: str) -> str:
-    """The data of one ``data:`` line (the one space after the colon dropped)."""
-    return frame[6:] if frame[5:6] == " " else frame[5:]
-
-
-def _sdk_events_line_by_line(body: bytes) -> Iterator[tuple[str | None, str]]:
-    """:func:`openai_sdk_events`, one line at a time as the SDK's decoder reads them."""
     event: str | None = None
     data: list[str] = []
     last_id: str | None = None

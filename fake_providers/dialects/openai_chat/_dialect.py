@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import string
-from collections.abc import Sequence
 from random import Random
 from typing import Any, ClassVar, Literal
 
@@ -30,7 +28,7 @@ from tooltape.fake_providers.dialects.openai_chat._complete import (
     chat_completion_deltas,
 )
 from tooltape.fake_providers.dialects.openai_chat._integration import OpenAIChatIntegration
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_payloads, read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
@@ -174,32 +172,10 @@ EXPRESSES = frozenset(
 )
 """Every tool-chunk quirk: a ``tool_calls`` entry has a key for each field, all optional."""
 
-_ALNUM = string.ascii_letters + string.digits
-_ALPHABET = len(_ALNUM)
 _MODEL = "gpt-4o-mini-2024-07-18"
 _CREATED = 1767625745
 _PIECE = re.compile(r"\s*\S+|\s+")
 _SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
-
-
-def _alnum(rng: Random, length: int) -> str:
-    """``"".join(rng.choices(_ALNUM, k=length))``, drawn as ``choices`` draws it.
-
-    Every chunk carries such a filler, and ``choices`` and ``randint`` were most
-    of the cost of its envelope: ``choices`` takes ``floor(random() * n)`` per
-    character, ``randint(0, 15)`` five random bits until they are below 16. The
-    same draws give the same text; a test holds both to the ``random`` calls.
-    """
-    random = rng.random
-    return "".join([_ALNUM[int(random() * _ALPHABET)] for _ in range(length)])
-
-
-def _length_up_to_15(rng: Random) -> int:
-    """``rng.randint(0, 15)``, drawn as ``randint`` draws it (see :func:`_alnum`)."""
-    length = rng.getrandbits(5)
-    while length >= 16:
-        length = rng.getrandbits(5)
-    return length
 
 
 class _Envelope:
@@ -208,7 +184,7 @@ class _Envelope:
     def __init__(self, seed: int, quirks: EventQuirks) -> None:
         self.quirks = quirks
         self.rng = Random(f"{seed}:openai_chat")
-        self.completion_id = "chatcmpl-" + _alnum(self.rng, 29)
+        self.completion_id = "chatcmpl-" + "".join(self.rng.choices(ALNUM, k=29))
         self.fingerprint = "fp_" + "".join(self.rng.choices("0123456789abcdef", k=10))
         # Read once per render, not once per chunk (a cell of ``tooltape matrix`` renders).
         self.service_tier = not quirks.has(NoServiceTier)
@@ -238,7 +214,7 @@ class _Envelope:
         if with_usage and not usage_first:
             chunk["usage"] = usage
         if self.obfuscation:
-            chunk["obfuscation"] = _alnum(self.rng, _length_up_to_15(self.rng))
+            chunk["obfuscation"] = "".join(self.rng.choices(ALNUM, k=self.rng.randint(0, 15)))
         return chunk
 
     def choice(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -386,10 +362,6 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
         if (document := json_document(body)) is not None:
             return chat_completion_deltas(document)
         return read_chat_stream(body).deltas
-
-    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas:
-        """:meth:`parse` of a body of plain ``data:`` lines, given their decoded payloads."""
-        return read_chat_payloads(payloads).deltas
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""

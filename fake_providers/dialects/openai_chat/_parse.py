@@ -28,7 +28,7 @@ from tooltape.harness import Delta, Deltas
 from tooltape.harness._json_text import loads
 from tooltape.harness._stored import stored_chunks
 
-__all__ = ["ChatStreamReading", "read_chat_payloads", "read_chat_stream"]
+__all__ = ["ChatStreamReading", "read_chat_stream"]
 
 
 @dataclass(frozen=True)
@@ -55,16 +55,6 @@ def read_chat_stream(body: bytes) -> ChatStreamReading:
         The deltas yielded and, if the stream raised, the exception's name and detail.
     """
     return _read_chunks(_sdk_payloads(body))
-
-
-def read_chat_payloads(payloads: Iterable[Any]) -> ChatStreamReading:
-    """:func:`read_chat_stream` of a body whose events were already decoded.
-
-    Args:
-        payloads: The JSON payload of each event the SDK dispatches, up to ``[DONE]``,
-            from a body of plain ``data:`` lines (no ``event:`` names).
-    """
-    return _read_chunks((None, payload) for payload in payloads)
 
 
 def _sdk_payloads(body: bytes) -> Iterator[tuple[str | None, Any]]:
