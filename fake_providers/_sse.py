@@ -12,7 +12,7 @@ import contextlib
 import json
 import json.encoder
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ __all__ = [
     "encode_ndjson",
     "encode_sse",
     "openai_sdk_events",
+    "sdk_line_events",
 ]
 
 _LINE = re.compile(r"\r\n|\r|\n")
@@ -111,19 +112,31 @@ def decode_ndjson(body: bytes | str) -> list[Any]:
 def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
     """``(event, data)`` pairs exactly as openai-python's ``SSEDecoder`` dispatches them.
 
-    Unlike :func:`decode_sse` (WHATWG), a block with only ``event:``, ``id:`` or
-    ``retry:`` dispatches empty data, the last event id is never reset (so every
-    blank line after an ``id:`` dispatches), a byte-order mark is kept, and an
-    unterminated last line is decoded but never dispatched (a broken character in
-    it still raises ``UnicodeDecodeError``). Both OpenAI dialects read bytes this way.
+    Lines end at CR, LF or CRLF and are decoded one at a time (see
+    :func:`sdk_line_events`); an unterminated last line is decoded but never
+    dispatched, so a broken character in it still raises ``UnicodeDecodeError``.
+    Both OpenAI dialects and Anthropic's read bytes this way.
+    """
+    *lines, unterminated = _LINE_BYTES.split(body)
+    yield from sdk_line_events(raw.decode("utf-8") for raw in lines)
+    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises
+
+
+def sdk_line_events(lines: Iterable[str]) -> Iterator[tuple[str | None, str]]:
+    """``(event, data)`` pairs of the SSE decoders the provider SDKs share, from split lines.
+
+    openai-python's and anthropic-sdk-python's ``SSEDecoder`` and the httpx-sse
+    decoder of Cohere's SDK dispatch alike and, unlike :func:`decode_sse` (WHATWG),
+    a block with only ``event:``, ``id:`` or ``retry:`` dispatches empty data, the
+    last event id is never reset (so every blank line after an ``id:`` dispatches)
+    and a byte-order mark is kept. They differ in how they split and decode lines,
+    which their callers do.
     """
     event: str | None = None
     data: list[str] = []
     last_id: str | None = None
     retry: int | None = None
-    *lines, unterminated = _LINE_BYTES.split(body)
-    for raw in lines:
-        line = raw.decode("utf-8")
+    for line in lines:
         if not line:
             if event or data or last_id or retry is not None:
                 yield event, "\n".join(data)
@@ -142,4 +155,3 @@ def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
         elif name == "retry":
             with contextlib.suppress(ValueError):
                 retry = int(value)
-    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises

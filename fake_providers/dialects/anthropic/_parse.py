@@ -7,12 +7,12 @@ A re-statement, without importing either library, of anthropic SDK 2.x's SSE
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._non_streaming import json_document
+from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
 from tooltape.harness import Deltas
 
@@ -43,7 +43,9 @@ def read_anthropic_stream(body: bytes) -> Deltas:
         return anthropic_message_deltas(document)
     deltas: Deltas = []
     open_type: str | None = None
-    for name, data in _sdk_events(body):
+    for name, data in openai_sdk_events(body):  # the same decoder (both SDKs are Stainless)
+        if not name:
+            continue  # its Stream acts only on named events
         if name == "error":
             break
         if name == "ping" or not data:
@@ -64,31 +66,6 @@ _TOOLISH_BLOCKS = ("tool_result", "tool_use", "document", "redacted_thinking")
 _CONTENT_DELTAS = {
     f"{k}_delta" for k in ("text", "citations", "thinking", "signature", "compaction")
 }
-
-
-def _sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
-    """The ``(event, data)`` pairs anthropic SDK 2.x's ``Stream`` acts on, in order.
-
-    Its ``SSEDecoder`` splits lines like :func:`decode_sse` but, unlike it, also
-    dispatches a block with an ``event:`` line and no ``data`` (``event: error``
-    alone still raises) and keeps a BOM. Blocks without an ``event:`` line are
-    left out here: the SDK skips them.
-    """
-    event: str | None = None
-    data: list[str] = []
-    for raw in body.splitlines():
-        line = raw.decode("utf-8")
-        if not line:
-            if event:
-                yield event, "\n".join(data)
-            event, data = None, []
-        elif not line.startswith(":"):
-            field, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if field == "event":
-                event = value
-            elif field == "data":
-                data.append(value)
 
 
 def _message_for(
