@@ -1,7 +1,7 @@
 """Byte-level framing: how framed events are cut into reads, and the read-level quirks.
 
 A dialect frames each provider event into bytes; :func:`apply_wire_quirks`
-then reshapes those frames the way real servers and proxies do (QUIRKS.md §S,
+then reshapes those frames the way real servers and proxies do (https://openrouter.ai/docs/api-reference/streaming,
 T3). Quirks run in a fixed pipeline, whatever order they are listed in: first
 the frame edits (events dropped or added, field lines rewritten, line endings,
 the end of the body; see :mod:`tooltape.fake_providers._sse_quirks`), then the
@@ -94,7 +94,7 @@ def _is_data_event(frame: bytes) -> bool:
 
 
 class CloseMidEvent(WireQuirk):
-    """Drop the connection partway through an event (T1, O3).
+    """Drop the connection partway through an event.
 
     The body stops inside the chosen event and the connection closes before
     the chunked body ends, so a client's HTTP stack raises its read error
@@ -103,7 +103,11 @@ class CloseMidEvent(WireQuirk):
 
     kind: Literal["close_mid_event"] = "close_mid_event"
     order: ClassVar[int] = 50
-    cites: ClassVar[str] = "T1, O3; proxy resets, timeouts, upstream crashes"
+    cites: ClassVar[tuple[str, ...]] = (
+        "proxy resets, timeouts, upstream crashes",
+        "https://github.com/2389-research/tracker/issues/544",
+        "https://github.com/openai/openai-openapi/pull/248",
+    )
     lossless: ClassVar[bool] = False
     sse_only: ClassVar[bool] = False
     aborts: ClassVar[bool] = True
@@ -137,7 +141,10 @@ class EventsPerRead(WireQuirk):
 
     kind: Literal["events_per_read"] = "events_per_read"
     order: ClassVar[int] = 60
-    cites: ClassVar[str] = "S6; any buffering proxy"
+    cites: ClassVar[tuple[str, ...]] = (
+        "any buffering proxy",
+        "https://github.com/graniet/llm/pull/90",
+    )
     sse_only: ClassVar[bool] = False
     n: int = Field(default=2, ge=1)
     """Events joined into each read."""
@@ -148,11 +155,14 @@ class EventsPerRead(WireQuirk):
 
 
 class SplitReads(WireQuirk):
-    """Split every read at random points, even between ``data:`` and its payload (S6)."""
+    """Split every read at random points, even between ``data:`` and its payload."""
 
     kind: Literal["split_reads"] = "split_reads"
     order: ClassVar[int] = 61
-    cites: ClassVar[str] = "S6; graniet/llm #90, zotero-pdf-translate #806"
+    cites: ClassVar[tuple[str, ...]] = (
+        "graniet/llm #90, zotero-pdf-translate #806",
+        "https://github.com/graniet/llm/pull/90",
+    )
     sse_only: ClassVar[bool] = False
     pieces: int = Field(default=3, ge=2)
     """How many reads each read becomes (at most)."""
@@ -172,7 +182,7 @@ class SplitReads(WireQuirk):
 
 
 class SplitUtf8(WireQuirk):
-    r"""Split multi-byte UTF-8 characters across reads (S7).
+    r"""Split multi-byte UTF-8 characters across reads (https://github.com/danielmiessler/Fabric/pull/2203).
 
     JSON text goes out as raw UTF-8 first (``\u00e9`` becomes ``é``, as
     OpenAI and Anthropic send it), then up to ``per_read`` characters of each
@@ -182,7 +192,10 @@ class SplitUtf8(WireQuirk):
 
     kind: Literal["split_utf8"] = "split_utf8"
     order: ClassVar[int] = 62
-    cites: ClassVar[str] = "S7; Fabric #2203, liter-llm #152, utopia #764"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Fabric #2203, liter-llm #152, utopia #764",
+        "https://github.com/danielmiessler/Fabric/pull/2203",
+    )
     sse_only: ClassVar[bool] = False
     per_read: int = Field(default=1, ge=1)
     """How many characters of each read are cut."""

@@ -1,4 +1,4 @@
-"""Wire quirks that rewrite server-sent events (§S, T3): events, field lines, line ends, EOF.
+"""Wire quirks that rewrite server-sent events: events, field lines, line ends, EOF.
 
 These quirks change the text of the SSE body; the read-level quirks and the
 pipeline that runs them all live in :mod:`tooltape.fake_providers._framing`.
@@ -42,7 +42,7 @@ def _edit_lines(frame: bytes, edit: Callable[[bytes], list[bytes]]) -> bytes:
 
 
 class ErrorEnvelope(WireQuirk):
-    """Break off the stream with a JSON error envelope inside the HTTP 200 body (T3).
+    """Break off the stream with a JSON error envelope inside the HTTP 200 body.
 
     Gateways that lose the upstream mid-stream send ``data: {"error": {...}}``
     (then ``[DONE]`` when the dialect uses it). The openai SDK raises
@@ -54,7 +54,10 @@ class ErrorEnvelope(WireQuirk):
 
     kind: Literal["error_envelope"] = "error_envelope"
     order: ClassVar[int] = 10
-    cites: ClassVar[str] = "T3; OpenRouter, LiteLLM and other gateways"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenRouter, LiteLLM and other gateways",
+        "https://github.com/apache/rocketmq-dashboard/issues/2178",
+    )
     lossless: ClassVar[bool] = False
     message: str = "quota exceeded"
     """The error's ``message``."""
@@ -76,11 +79,15 @@ class ErrorEnvelope(WireQuirk):
 
 
 class DropDone(WireQuirk):
-    """End without the ``data: [DONE]`` sentinel (S10, O3); no-op where a dialect has none."""
+    """End without the ``data: [DONE]`` sentinel; no-op where a dialect has none."""
 
     kind: Literal["drop_done"] = "drop_done"
     order: ClassVar[int] = 11
-    cites: ClassVar[str] = "S10, O3; proxies and compatible servers"
+    cites: ClassVar[tuple[str, ...]] = (
+        "proxies and compatible servers",
+        "https://github.com/looplj/axonhub/pull/2259",
+        "https://github.com/openai/openai-openapi/pull/248",
+    )
 
     def edit_frames(self, frames: list[bytes], rng: Random, framing: str) -> list[bytes]:
         """Remove every ``[DONE]`` event."""
@@ -88,11 +95,14 @@ class DropDone(WireQuirk):
 
 
 class Comments(WireQuirk):
-    """Send comment keep-alive blocks such as ``: OPENROUTER PROCESSING`` (S1)."""
+    """Send comment keep-alive blocks such as ``: OPENROUTER PROCESSING``."""
 
     kind: Literal["comments"] = "comments"
     order: ClassVar[int] = 20
-    cites: ClassVar[str] = "S1; OpenRouter, gateways that ping while waiting"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenRouter, gateways that ping while waiting",
+        "https://openrouter.ai/docs/api-reference/streaming",
+    )
     text: str = "OPENROUTER PROCESSING"
     """The comment text after ``: ``."""
     leading: int = Field(default=1, ge=0)
@@ -112,7 +122,7 @@ class Comments(WireQuirk):
 
 
 class RetryBlock(WireQuirk):
-    """Open the stream with a ``retry:``-only block (S2).
+    """Open the stream with a ``retry:``-only block.
 
     Conforming decoders dispatch nothing for it. openai-python dispatches an
     empty event and raises ``JSONDecodeError`` (Chat Completions and Responses
@@ -121,7 +131,10 @@ class RetryBlock(WireQuirk):
 
     kind: Literal["retry_block"] = "retry_block"
     order: ClassVar[int] = 21
-    cites: ClassVar[str] = "S2; openai-python #2722, llmgateway #2334, openai-go #621"
+    cites: ClassVar[tuple[str, ...]] = (
+        "openai-python #2722, llmgateway #2334, openai-go #621",
+        "https://github.com/openai/openai-python/issues/2722",
+    )
     lossless: ClassVar[bool] = False
     ms: int = Field(default=3000, ge=0)
     """The reconnection time sent."""
@@ -132,7 +145,7 @@ class RetryBlock(WireQuirk):
 
 
 class SseFields(WireQuirk):
-    """Add ``id:`` (and optionally ``retry:``) lines to every event (S2).
+    """Add ``id:`` (and optionally ``retry:``) lines to every event.
 
     Harmless alone. Once an ``id`` is set, openai-python dispatches an empty
     event for every later comment-only block (``comments``) and raises
@@ -142,7 +155,10 @@ class SseFields(WireQuirk):
 
     kind: Literal["sse_fields"] = "sse_fields"
     order: ClassVar[int] = 30
-    cites: ClassVar[str] = "S2; servers that number events"
+    cites: ClassVar[tuple[str, ...]] = (
+        "servers that number events",
+        "https://github.com/openai/openai-python/issues/2722",
+    )
     ids: bool = True
     """Number the events ``id: 1``, ``id: 2`` ..."""
     retry: int | None = None
@@ -164,11 +180,14 @@ class SseFields(WireQuirk):
 
 
 class DataNoSpace(WireQuirk):
-    """Write field lines without the space after the colon: ``data:{...}`` (S9)."""
+    """Write field lines without the space after the colon: ``data:{...}``."""
 
     kind: Literal["data_no_space"] = "data_no_space"
     order: ClassVar[int] = 31
-    cites: ClassVar[str] = "S9; inference-perf #781, llama.cpp-style servers"
+    cites: ClassVar[tuple[str, ...]] = (
+        "inference-perf #781, llama.cpp-style servers",
+        "https://github.com/kubernetes-sigs/inference-perf/pull/781",
+    )
 
     def edit_frames(self, frames: list[bytes], rng: Random, framing: str) -> list[bytes]:
         """Drop the space after ``name:`` on every field line."""
@@ -176,14 +195,17 @@ class DataNoSpace(WireQuirk):
 
 
 class MultilineData(WireQuirk):
-    r"""Spread each JSON payload over several ``data:`` lines, cut between tokens (S9).
+    r"""Spread each JSON payload over several ``data:`` lines, cut between tokens (https://github.com/kubernetes-sigs/inference-perf/pull/781).
 
     Decoders join the lines with ``\n``, which JSON reads as whitespace.
     """
 
     kind: Literal["multiline_data"] = "multiline_data"
     order: ClassVar[int] = 32
-    cites: ClassVar[str] = "S9; WHATWG multi-line data"
+    cites: ClassVar[tuple[str, ...]] = (
+        "WHATWG multi-line data",
+        "https://github.com/kubernetes-sigs/inference-perf/pull/781",
+    )
     lines: int = Field(default=2, ge=2)
     """How many ``data:`` lines each payload is spread over (at most)."""
 
@@ -231,7 +253,7 @@ def _token_ends(value: bytes) -> list[int]:
 
 
 class NoTrailingBlank(WireQuirk):
-    """End the body without the final blank line, or without any line end (S10).
+    """End the body without the final blank line, or without any line end.
 
     Conforming decoders discard an event not closed by a blank line, so the
     last event is lost; for ``openai_chat`` that is only ``[DONE]``.
@@ -239,7 +261,10 @@ class NoTrailingBlank(WireQuirk):
 
     kind: Literal["no_trailing_blank"] = "no_trailing_blank"
     order: ClassVar[int] = 40
-    cites: ClassVar[str] = "S10; axonhub #2259"
+    cites: ClassVar[tuple[str, ...]] = (
+        "axonhub #2259",
+        "https://github.com/looplj/axonhub/pull/2259",
+    )
     ending: Literal["newline", "none"] = "newline"
     """``newline``: the body ends ``}\\n``; ``none``: it ends ``}``."""
 
@@ -260,7 +285,7 @@ _ENDINGS: dict[str, list[bytes]] = {
 
 
 class LineEndings(WireQuirk):
-    """End lines with CRLF, bare CR, LF, or a random mix of LF, CRLF and CR (S4, S5).
+    """End lines with CRLF, bare CR, LF, or a random mix of LF, CRLF and CR.
 
     ``lf`` undoes a dialect's CRLF default (Gemini frames with CRLF).
 
@@ -270,7 +295,11 @@ class LineEndings(WireQuirk):
 
     kind: Literal["line_endings"] = "line_endings"
     order: ClassVar[int] = 41
-    cites: ClassVar[str] = "S4, S5; Routstr, OrcaRouter, a2a-js #714, openai-node #2309"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Routstr, OrcaRouter, a2a-js #714, openai-node #2309",
+        "https://github.com/Routstr/routstr-core/pull/543",
+        "https://github.com/a2aproject/a2a-js/issues/714",
+    )
     style: Literal["crlf", "cr", "lf", "mixed"] = "crlf"
     """Which line ends to write."""
 

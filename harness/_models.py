@@ -42,10 +42,14 @@ Finish = Literal["tool_calls", "stop", "length", "content_filter", "eof", "error
 """How a turn ends on the wire.
 
 ``tool_calls``: the normal terminal event for a turn with calls. ``stop``: the
-turn ends as if no tool was called (OpenAI with a named ``tool_choice``, QUIRKS
-O1). ``length``: the output-token limit cut the turn (T2). ``content_filter``:
-Azure's filter ended it (§3). ``eof``: the connection closed with no terminal
-event at all (T1). ``error``: an error event arrived inside the 200 stream (T3).
+turn ends as if no tool was called (OpenAI with a named ``tool_choice``,
+https://github.com/vllm-project/vllm/pull/25054). ``length``: the output-token
+limit cut the turn (https://github.com/mrwogu/factory-droid-openai/pull/33).
+``content_filter``: Azure's filter ended it
+(https://github.com/microsoft/semantic-kernel/issues/5240). ``eof``: the
+connection closed with no terminal event at all
+(https://github.com/2389-research/tracker/issues/544). ``error``: an error event
+arrived inside the 200 stream (https://github.com/apache/rocketmq-dashboard/issues/2178).
 """
 
 HazardKind = Literal[

@@ -1,7 +1,7 @@
 """Quirks: the named ways real providers distort a plan on the wire.
 
 Each quirk is a small frozen model with a ``kind`` (so scenario files can name
-it), the QUIRKS.md entries that justify it (``cites``) and whether a correct
+it), the public evidence for it (``cites``) and whether a correct
 merger still recovers the plan exactly (``lossless``). The engine in
 :mod:`tooltape.harness._engine` applies quirks stage by stage; a quirk only
 touches the representation of its stage:
@@ -112,8 +112,8 @@ class Quirk(BaseModel):
 
     kind: str
     stage: ClassVar[Stage]
-    cites: ClassVar[str] = ""
-    """QUIRKS.md entries (and providers) that emit this shape."""
+    cites: ClassVar[tuple[str, ...]] = ()
+    """Who emits this shape, then public evidence (links)."""
     lossless: ClassVar[bool] = True
     """True when langchain-core still merges the stream back to the plan."""
     priority: ClassVar[int] = 0
@@ -183,7 +183,10 @@ class AsciiEscapes(Quirk):
 
     kind: Literal["ascii_escapes"] = "ascii_escapes"
     stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[str] = "S8; OpenAI and most Python servers"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenAI and most Python servers",
+        "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Re-encode every call's arguments with ``ensure_ascii=True``."""
@@ -194,11 +197,16 @@ class AsciiEscapes(Quirk):
 
 
 class EmptyArgs(Quirk):
-    """Send no argument text at all for calls whose args are ``{}`` (A1, B1, V7)."""
+    """Send no argument text at all for calls whose args are ``{}``."""
 
     kind: Literal["empty_args"] = "empty_args"
     stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[str] = "A1, B1, V7; Anthropic, Bedrock, vLLM no-arg tools"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Anthropic, Bedrock, vLLM no-arg tools",
+        "https://github.com/langchain-ai/langchain/pull/23915",
+        "https://github.com/microsoft/autogen/pull/6979",
+        "https://github.com/vllm-project/vllm/issues/32152",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Blank the text of argument-less calls."""
@@ -209,11 +217,15 @@ class EmptyArgs(Quirk):
 
 
 class NonObjectArgs(Quirk):
-    """Replace one call's arguments by JSON that is not an object (A3, V7)."""
+    """Replace one call's arguments by JSON that is not an object."""
 
     kind: Literal["non_object_args"] = "non_object_args"
     stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[str] = "A3, V7; vLLM parsers, Anthropic fine-grained streaming"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM parsers, Anthropic fine-grained streaming",
+        "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
+        "https://github.com/vllm-project/vllm/issues/32152",
+    )
     lossless: ClassVar[bool] = False
     call: int = 0
     """Which planned call (negative counts from the end)."""
@@ -234,11 +246,16 @@ _MALFORMED = {
 
 
 class MalformedArgs(Quirk):
-    """Replace one call's arguments by malformed JSON (A3, V7, O4)."""
+    """Replace one call's arguments by malformed JSON."""
 
     kind: Literal["malformed_args"] = "malformed_args"
     stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[str] = "A3, V7, O4; vLLM parsers, Anthropic fine-grained, GPT-5 re-sends"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM parsers, Anthropic fine-grained, GPT-5 re-sends",
+        "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
+        "https://github.com/vllm-project/vllm/issues/32152",
+        "https://github.com/open-webui/open-webui/pull/22235",
+    )
     lossless: ClassVar[bool] = False
     call: int = 0
     """Which planned call (negative counts from the end)."""
@@ -273,7 +290,7 @@ def _inside_string(text: str, position: int) -> bool:
 
 
 class TruncateArgs(Quirk):
-    """End the stream inside one call's arguments, with no terminal event (T1, T2, O3).
+    """End the stream inside one call's arguments, with no terminal event.
 
     langchain-core's ``parse_partial_json`` closes the open string or literal and
     reports a *valid* call with the truncated value. Calls after the cut never
@@ -282,7 +299,13 @@ class TruncateArgs(Quirk):
 
     kind: Literal["truncate_args"] = "truncate_args"
     stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[str] = "T1, T2, O3, A3; every provider"
+    cites: ClassVar[tuple[str, ...]] = (
+        "every provider",
+        "https://github.com/2389-research/tracker/issues/544",
+        "https://github.com/mrwogu/factory-droid-openai/pull/33",
+        "https://github.com/openai/openai-openapi/pull/248",
+        "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
+    )
     lossless: ClassVar[bool] = False
     call: int = -1
     """Which planned call is cut (negative counts from the end)."""
@@ -346,7 +369,10 @@ class SplitArgs(_Splitter):
 
     kind: Literal["split_args"] = "split_args"
     stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[str] = "§1; every streaming provider"
+    cites: ClassVar[tuple[str, ...]] = (
+        "every streaming provider",
+        "https://platform.openai.com/docs/guides/function-calling",
+    )
     pieces: int | None = Field(default=None, ge=1)
     """How many pieces each call's text is cut into (``None``: token-like sizes)."""
     max_size: int = Field(default=8, ge=1)
@@ -363,16 +389,20 @@ class SplitArgs(_Splitter):
 
 
 class SplitInsideEscapes(_Splitter):
-    r"""Cut inside every ``\uXXXX`` escape and between surrogate halves (S8).
+    r"""Cut inside every ``\uXXXX`` escape and between surrogate halves (https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py).
 
     Combine with :class:`AsciiEscapes` so non-ASCII text travels as escapes. A
     byte-level split of a multi-byte UTF-8 character is a framing quirk of the
-    dialects (S7), since tool-call chunks carry ``str``, not bytes.
+    dialects (https://github.com/danielmiessler/Fabric/pull/2203), since tool-call
+    chunks carry ``str``, not bytes.
     """
 
     kind: Literal["split_inside_escapes"] = "split_inside_escapes"
     stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[str] = "S8; any provider that escapes non-ASCII"
+    cites: ClassVar[tuple[str, ...]] = (
+        "any provider that escapes non-ASCII",
+        "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
+    )
 
     def cut_points(self, text: str, rng: Random) -> list[int]:
         """Token-like cuts plus one inside each escape."""
@@ -387,7 +417,11 @@ class WholeArgs(_Splitter):
 
     kind: Literal["whole_args"] = "whole_args"
     stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[str] = "A1, V7; Anthropic no-arg tools, vLLM"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Anthropic no-arg tools, vLLM",
+        "https://github.com/langchain-ai/langchain/pull/23915",
+        "https://github.com/vllm-project/vllm/issues/32152",
+    )
 
     def cut_points(self, text: str, rng: Random) -> list[int]:
         """No cuts."""
@@ -399,7 +433,14 @@ class WholeCall(_Splitter):
 
     kind: Literal["whole_call"] = "whole_call"
     stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[str] = "§9 Mistral, §10 Groq, §13 Ollama, §20 xAI, §5 Gemini"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Mistral, Groq, Ollama, xAI, Gemini",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+        "https://github.com/vercel/ai/pull/1653",
+        "https://github.com/openclaw/Tachikoma/pull/34",
+        "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
+        "https://github.com/langchain-ai/langchain-google/pull/1811",
+    )
 
     def cut_points(self, text: str, rng: Random) -> list[int]:
         """No cuts."""
@@ -412,11 +453,15 @@ class WholeCall(_Splitter):
 
 
 class CumulativeArgs(Quirk):
-    """Each chunk repeats all arguments so far instead of the new part (Q2, V5)."""
+    """Each chunk repeats all arguments so far instead of the new part."""
 
     kind: Literal["cumulative_args"] = "cumulative_args"
     stage: ClassVar[Stage] = Stage.PIECES
-    cites: ClassVar[str] = "Q2 DashScope native, V5 vLLM hermes flush, crewAI async"
+    cites: ClassVar[tuple[str, ...]] = (
+        "DashScope native, vLLM hermes flush, crewAI async",
+        "https://github.com/langchain-ai/langchain-community",
+        "https://github.com/vllm-project/vllm/issues/10395",
+    )
     lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -442,12 +487,15 @@ def _ensure_fragments(fragments: list[Any], count: int) -> None:
 
 
 class SplitName(Quirk):
-    """Spread the name over the first ``parts`` chunks of a call (N1)."""
+    """Spread the name over the first ``parts`` chunks of a call."""
 
     kind: Literal["split_name"] = "split_name"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 1
-    cites: ClassVar[str] = "N1; llama.cpp before #13800, OpenAI grammar permits it"
+    cites: ClassVar[tuple[str, ...]] = (
+        "llama.cpp before #13800, OpenAI grammar permits it",
+        "https://github.com/ggml-org/llama.cpp/pull/13800",
+    )
     parts: int = Field(default=2, ge=2)
     """How many chunks the name is spread over."""
 
@@ -463,7 +511,7 @@ class SplitName(Quirk):
 
 
 class RepeatName(Quirk):
-    """Repeat the full name on every chunk of a call (N2, V2, L1, O4).
+    """Repeat the full name on every chunk of a call.
 
     langchain-core concatenates names, so ``get_weather`` becomes
     ``get_weatherget_weather`` when the call spans two chunks.
@@ -471,7 +519,13 @@ class RepeatName(Quirk):
 
     kind: Literal["repeat_name"] = "repeat_name"
     stage: ClassVar[Stage] = Stage.FIELDS
-    cites: ClassVar[str] = "N2, V2, L1, O4; vLLM parsers, llama.cpp, MiniMax via NIM"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM parsers, llama.cpp, MiniMax via NIM",
+        "https://github.com/NousResearch/hermes-agent/issues/8259",
+        "https://github.com/vllm-project/vllm/issues/13192",
+        "https://github.com/ggml-org/llama.cpp/pull/12379",
+        "https://github.com/open-webui/open-webui/pull/22235",
+    )
     lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -482,12 +536,15 @@ class RepeatName(Quirk):
 
 
 class LateName(Quirk):
-    """Send the name only on the last chunk of a call, after the arguments (N3)."""
+    """Send the name only on the last chunk of a call, after the arguments."""
 
     kind: Literal["late_name"] = "late_name"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 2
-    cites: ClassVar[str] = "N3; translators that emit the name late"
+    cites: ClassVar[tuple[str, ...]] = (
+        "translators that emit the name late",
+        "https://github.com/assistant-ui/assistant-ui/pull/7063",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Move each name to the call's last fragment."""
@@ -499,12 +556,18 @@ class LateName(Quirk):
 
 
 class IdOnEveryChunk(Quirk):
-    """Repeat the call id on every chunk of a call (F1, V4, Q1, LS1)."""
+    """Repeat the call id on every chunk of a call."""
 
     kind: Literal["id_on_every_chunk"] = "id_on_every_chunk"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 3
-    cites: ClassVar[str] = "F1 Fireworks, V4 vLLM, Q1 DashScope, LS1 LM Studio"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Fireworks, vLLM, DashScope, LM Studio",
+        "https://github.com/BerriAI/litellm/issues/8990",
+        "https://github.com/InternLM/lmdeploy/issues/3412",
+        "https://github.com/spring-ai-alibaba/spring-ai-extensions/pull/266",
+        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Put the id on every fragment."""
@@ -514,12 +577,15 @@ class IdOnEveryChunk(Quirk):
 
 
 class LateId(Quirk):
-    """Send the id only on the last chunk of a call, not on the first (V3)."""
+    """Send the id only on the last chunk of a call, not on the first."""
 
     kind: Literal["late_id"] = "late_id"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 4
-    cites: ClassVar[str] = "V3; late-id translators"
+    cites: ClassVar[tuple[str, ...]] = (
+        "late-id translators",
+        "https://github.com/vllm-project/vllm/pull/23522",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Move each id to the call's last fragment."""
@@ -540,7 +606,10 @@ class ChangingId(Quirk):
     kind: Literal["changing_id"] = "changing_id"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 5
-    cites: ClassVar[str] = "V3; vLLM harmony parser"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM harmony parser",
+        "https://github.com/vllm-project/vllm/pull/23522",
+    )
     lossless: ClassVar[bool] = False
     suffix: str = "_b"
     """Appended to the id to make the second id."""
@@ -565,7 +634,10 @@ class MissingId(Quirk):
     kind: Literal["missing_id"] = "missing_id"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 7
-    cites: ClassVar[str] = "V1 vLLM, SGLang index>0, crewAI #7534"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM, SGLang index>0, crewAI #7534",
+        "https://github.com/vllm-project/vllm/issues/9693",
+    )
     lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -575,12 +647,15 @@ class MissingId(Quirk):
 
 
 class DuplicateIds(Quirk):
-    """Give every call the first call's id (§H duplicate ids)."""
+    """Give every call the first call's id (the provider reports duplicate ids)."""
 
     kind: Literal["duplicate_ids"] = "duplicate_ids"
     stage: ClassVar[Stage] = Stage.FIELDS
     priority: ClassVar[int] = 6
-    cites: ClassVar[str] = "§H; Ollama compat, bridges that reuse ids"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Ollama compat, bridges that reuse ids",
+        "https://github.com/router-for-me/CLIProxyAPI/issues/2798",
+    )
     lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -594,11 +669,14 @@ class DuplicateIds(Quirk):
 
 
 class InterleaveCalls(Quirk):
-    """Interleave the chunks of parallel calls, each call keeping its own order (B3)."""
+    """Interleave the chunks of parallel calls, each call keeping its own order."""
 
     kind: Literal["interleave_calls"] = "interleave_calls"
     stage: ClassVar[Stage] = Stage.ORDER
-    cites: ClassVar[str] = "B3 Bedrock, vLLM, Qwen-Agent captures"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Bedrock, vLLM, Qwen-Agent captures",
+        "https://github.com/BerriAI/litellm/pull/34230",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Draw the next fragment from a random open call until all are sent.
@@ -624,7 +702,7 @@ class InterleaveCalls(Quirk):
 
 
 class NoIndex(Quirk):
-    """Send no index at all (GC1, GC2, OL1, LS2, V9).
+    """Send no index at all.
 
     langchain-core never merges index-less chunks: a split call becomes a partial
     call plus invalid fragments.
@@ -632,7 +710,14 @@ class NoIndex(Quirk):
 
     kind: Literal["no_index"] = "no_index"
     stage: ClassVar[Stage] = Stage.INDEX
-    cites: ClassVar[str] = "GC1, GC2 Gemini compat, OL1 Ollama <0.4.7, LS2 LM Studio, V9"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Gemini compat, Ollama <0.4.7, LM Studio",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+        "https://github.com/open-webui/computer/issues/224",
+        "https://github.com/ollama/ollama/issues/7881",
+        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/830",
+        "https://github.com/vllm-project/vllm/issues/54701",
+    )
     lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -645,7 +730,10 @@ class IndexOffset(Quirk):
 
     kind: Literal["index_offset"] = "index_offset"
     stage: ClassVar[Stage] = Stage.INDEX
-    cites: ClassVar[str] = "A2 Anthropic after text/thinking, Bedrock"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Anthropic after text/thinking, Bedrock",
+        "https://github.com/BerriAI/litellm/issues/11407",
+    )
     by: int = Field(default=1, ge=1)
     """Added to every index."""
 
@@ -658,7 +746,7 @@ class IndexOffset(Quirk):
 
 
 class SharedIndex(Quirk):
-    """Give every call the same index (OL2, RS4, D1, GC5).
+    """Give every call the same index.
 
     With distinct ids on every chunk langchain-core still separates the calls;
     with id-less continuations their arguments glue onto the first call.
@@ -666,7 +754,14 @@ class SharedIndex(Quirk):
 
     kind: Literal["shared_index"] = "shared_index"
     stage: ClassVar[Stage] = Stage.INDEX
-    cites: ClassVar[str] = "OL2 Ollama compat, RS4, D1 DeepSeek, GC5, X3 Grok via OCI"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Ollama compat, DeepSeek, Grok via OCI",
+        "https://github.com/langchain-ai/langchainjs/pull/8433",
+        "https://github.com/BerriAI/litellm/issues/21331",
+        "https://github.com/agno-agi/agno/issues/8879",
+        "https://github.com/su-kaka/gcli2api/pull/406",
+        "https://github.com/oracle/langchain-oracle/pull/108",
+    )
     lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -690,7 +785,11 @@ class PackFragments(Quirk):
 
     kind: Literal["pack_fragments"] = "pack_fragments"
     stage: ClassVar[Stage] = Stage.PACK
-    cites: ClassVar[str] = "§0 R1; Bedrock and gateway batching"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Bedrock and gateway batching",
+        "https://github.com/langchain-ai/langchain",
+        "https://github.com/langchain-ai/langchain/pull/35281",
+    )
     lossless: ClassVar[bool] = False
     size: int = Field(default=2, ge=2)
     """Chunks per message."""
@@ -705,11 +804,16 @@ class PackFragments(Quirk):
 
 
 class EmptyStringContinuations(Quirk):
-    """Send ``""`` instead of leaving out id and name on continuation chunks (F1, LS1, V4)."""
+    """Send ``""`` instead of leaving out id and name on continuation chunks."""
 
     kind: Literal["empty_string_continuations"] = "empty_string_continuations"
     stage: ClassVar[Stage] = Stage.LATE
-    cites: ClassVar[str] = "F1, LS1, V4; Fireworks, LM Studio, vLLM, lmdeploy"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Fireworks, LM Studio, vLLM, lmdeploy",
+        "https://github.com/BerriAI/litellm/issues/8990",
+        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
+        "https://github.com/InternLM/lmdeploy/issues/3412",
+    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Turn absent ids and names into empty strings."""

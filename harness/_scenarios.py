@@ -55,7 +55,7 @@ class Scenario(BaseModel):
     tags: tuple[str, ...] = ()
     """Free labels for selection: ``truncation``, ``ids``, ``framing``..."""
     cites: str = ""
-    """The QUIRKS.md entries the scenario reproduces."""
+    """Public evidence (links) for the shape the scenario reproduces."""
     dialects: tuple[str, ...] | None = None
     """The dialects it applies to; ``None``: every dialect that can express its quirks."""
     seed: int = Field(default=0, ge=0)

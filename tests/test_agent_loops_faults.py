@@ -101,7 +101,7 @@ LOOPS = ["create_agent", "state_graph"]
 @pytest.mark.parametrize("loop", LOOPS)
 @pytest.mark.parametrize("dialect", ["openai_chat", "openai_responses"])
 def test_calls_without_ids_crash_tool_node(dialect: str, loop: str) -> None:
-    """Pinned (R5): ToolNode invokes the tool without a call id and rejects the bare string."""
+    """Pinned: ToolNode invokes the tool without a call id and rejects the bare string."""
     with pytest.raises(TypeError, match="Tool get_weather returned unexpected type"):
         unguarded(loop, provider(dialect, TWO_CITIES, ["missing_id"]))
 
@@ -150,7 +150,7 @@ NEXT_TURN_400 = {
 
 @pytest.mark.parametrize("dialect", NEXT_TURN_400)
 def test_tool_node_answers_only_the_valid_call_and_the_next_turn_gets_a_400(dialect: str) -> None:
-    """Pinned (R5): ToolNode ignores invalid_tool_calls; the provider rejects the next request."""
+    """Pinned: ToolNode ignores invalid_tool_calls; the provider rejects the next request."""
     error, text = NEXT_TURN_400[dialect]
     fake = provider(dialect, TWO_CITIES, MALFORMED_FIRST)
     with pytest.raises(error) as raised:
@@ -191,7 +191,7 @@ def test_a_malformed_call_fails_with_the_diagnosis(dialect: str, loop: str) -> N
 @pytest.mark.parametrize("loop", LOOPS)
 @pytest.mark.parametrize("dialect", ["openai_chat", "anthropic_messages"])
 def test_an_invalid_only_turn_ends_the_graph_silently(dialect: str, loop: str) -> None:
-    """Pinned (R5): tools_condition sees no tool_calls and routes to END without an error."""
+    """Pinned: tools_condition sees no tool_calls and routes to END without an error."""
     fake = provider(dialect, ONE_CITY, ["non_object_args"])
     state = unguarded(loop, fake)
     last = state["messages"][-1]
@@ -221,7 +221,7 @@ RETRY = Plan(calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "ca
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_a_repeated_name_is_not_a_tool_and_the_model_retries(loop: str) -> None:
-    """Pinned (N2): ToolNode answers 'not a valid tool'; a model that retries loops."""
+    """Pinned: ToolNode answers 'not a valid tool'; a model that retries loops."""
     # the model's first call carries the repeated name; its retry is clean
     fake = provider("openai_chat", WEATHER, REPEATED, RETRY, ANSWER)
     state = unguarded(loop, fake)
@@ -265,7 +265,7 @@ TRUNCATED = get_scenario("truncated_mid_string")
 @pytest.mark.parametrize("loop", LOOPS)
 @pytest.mark.parametrize("dialect", ["openai_chat", "openai_responses", "anthropic_messages"])
 def test_a_truncated_stream_runs_the_tool_with_partial_args(dialect: str, loop: str) -> None:
-    """Pinned (T1): no error anywhere; parse_partial_json makes {"city": "Pa"} a valid call."""
+    """Pinned: no error anywhere; parse_partial_json makes {"city": "Pa"} a valid call."""
     fake = FakeProvider(dialect).stream(TRUNCATED, seed=1).then(ANSWER, seed=2)
     unguarded(loop, fake)
     assert executed == ["Pa"]

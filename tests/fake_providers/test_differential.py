@@ -57,7 +57,7 @@ def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> N
 def test_repeated_ids_are_concatenated_by_the_openai_helper(
     rows: dict[str, DifferentialRow],
 ) -> None:
-    """Pinned (F1): ChatCompletionStreamState glues an id sent on every chunk; core keeps one."""
+    """Pinned: ChatCompletionStreamState glues an id sent on every chunk; core keeps one."""
     row = rows["id_on_every_chunk"]
     assert row.result(LANGCHAIN, "openai_chat").calls == row.expected
     ids = [c["id"] for c in row.result(CHAT_STATE).calls or []]
@@ -71,7 +71,7 @@ def test_repeated_ids_are_concatenated_by_the_openai_helper(
 def test_a_repeated_name_doubles_in_core_and_in_the_openai_helper(
     rows: dict[str, DifferentialRow],
 ) -> None:
-    """Pinned (N2): both concatenate the name: they agree with each other, not with the plan."""
+    """Pinned: both concatenate the name: they agree with each other, not with the plan."""
     row = rows["repeated_name"]
     names = {r.accumulator: r.calls[0]["name"] for r in row.results if r.calls}
     assert names == {LANGCHAIN: "get_weatherget_weatherget_weather", CHAT_STATE: names[CHAT_STATE]}
@@ -84,7 +84,7 @@ def test_a_repeated_name_doubles_in_core_and_in_the_openai_helper(
 def test_a_shared_index_glues_two_calls_in_the_openai_helper(
     rows: dict[str, DifferentialRow],
 ) -> None:
-    """Pinned (OL2): the helper merges by index alone; core keeps two calls (the second {})."""
+    """Pinned: the helper merges by index alone; core keeps two calls (the second {})."""
     row = rows["shared_index_idless"]
     core = row.result(LANGCHAIN, "openai_chat").calls or []
     assert [c["id"] for c in core] == ["call_paris_01", "call_oslo_02"]
@@ -100,7 +100,7 @@ def test_a_shared_index_glues_two_calls_in_the_openai_helper(
 
 
 def test_a_missing_index_crashes_the_openai_helper(rows: dict[str, DifferentialRow]) -> None:
-    """Pinned (O6): with no index the helper indexes its snapshot with None; core keeps both."""
+    """Pinned: with no index the helper indexes its snapshot with None; core keeps both."""
     row = rows["no_index_whole_calls"]
     assert row.result(LANGCHAIN, "openai_chat").calls == row.expected
     helper = row.result(CHAT_STATE)
@@ -110,7 +110,7 @@ def test_a_missing_index_crashes_the_openai_helper(rows: dict[str, DifferentialR
 
 
 def test_truncated_json_is_read_three_different_ways(rows: dict[str, DifferentialRow]) -> None:
-    """Pinned (T1): core repairs ``{"city": "Pa`` to a valid call; the SDKs do not agree with it.
+    """Pinned: core repairs ``{"city": "Pa`` to a valid call; the SDKs do not agree with it.
 
     openai's helper leaves the raw text; anthropic's MessageStream parses with jiter's
     partial mode, which drops the unfinished string (on Bedrock invoke too, through
@@ -133,7 +133,7 @@ def test_truncated_json_is_read_three_different_ways(rows: dict[str, Differentia
 
 
 def test_interleaved_responses_items_split_in_core_only(rows: dict[str, DifferentialRow]) -> None:
-    """Pinned (RS2): ChatOpenAI bumps the chunk index at each switch between interleaved items,
+    """Pinned: ChatOpenAI bumps the chunk index at each switch between interleaved items,
     so core splits the two calls into fragments; openai's Responses helper keeps them whole.
     """
     row = rows["parallel_interleaved"]

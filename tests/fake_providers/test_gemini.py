@@ -215,7 +215,7 @@ def test_missing_ids_become_fresh_uuids_in_the_adapter():
 
 
 def test_partial_args_adapter_reads_every_part_as_a_call():
-    """§7: ChatGoogleGenerativeAI ignores partialArgs: one empty call plus nameless ones."""
+    """ChatGoogleGenerativeAI ignores partialArgs: one empty call plus nameless ones."""
     plan = PLANS["single"]
     wire = DIALECT.render(plan, ["partial_args"], seed=1)
     merged = functools.reduce(operator.add, stream_chat(wire, plan)[0])

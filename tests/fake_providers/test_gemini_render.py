@@ -1,7 +1,7 @@
 """What the gemini dialect puts on the wire, frame by frame, and what it refuses to say.
 
 Frames are decoded with the WHATWG decoder and checked field by field against
-QUIRKS.md §5/§7: whole functionCall parts, one call per frame by default, the
+Whole functionCall parts, one call per frame by default, the
 signature on the first call, a separate finish frame, cumulative usage, no
 [DONE]; each EVENTS quirk changes exactly its shape; inexpressible quirks raise
 a TooltapeUsageError that names quirk, dialect and reason.

@@ -116,7 +116,7 @@ def test_sdk_sees_no_id_and_a_cumulative_usage():
 
 
 def test_sdk_rebuilds_partial_args_into_the_planned_arguments():
-    """§7: the SDK types every partialArgs entry; joining them by jsonPath gives the args."""
+    """The SDK types every partialArgs entry; joining them by jsonPath gives the args."""
     plan = Plan(calls=[{"name": "write", "args": {"path": "a.md", "text": "Hello there"}}])
     provider = FakeProvider("gemini").stream(plan, ["partial_args"], seed=1)
     chunks = list(

@@ -250,7 +250,7 @@ def test_every_documented_tool_choice_is_accepted(choice: str) -> None:
 
 
 def test_a_foreign_tool_call_id_is_mistrals_400() -> None:
-    """§9 M1: replayed ids must be 9 letters and digits."""
+    """Replayed ids must be 9 letters and digits."""
     messages = [{"role": "tool", "tool_call_id": "call_abc123def456", "content": "sunny"}]
     error = DIALECT.validate(request({"model": DIALECT.model, "messages": messages}))
     assert error is not None and error.status == 400

@@ -225,7 +225,7 @@ def test_chat_ollama_over_the_real_server() -> None:
 
 
 def test_chat_ollama_mints_new_ids_and_never_sets_an_index() -> None:
-    """§13: the provider's ids are ignored; every call gets a fresh uuid4 and index None."""
+    """The provider's ids are ignored; every call gets a fresh uuid4 and index None."""
     plan = PLANS["parallel"]
     wire = DIALECT.render(plan, ["whole_call", {"kind": "pack_fragments", "size": 2}])
     chunks, _ = stream_chat(wire)
@@ -237,7 +237,7 @@ def test_chat_ollama_mints_new_ids_and_never_sets_an_index() -> None:
 
 
 def test_reemitted_calls_run_twice() -> None:
-    """§13: a call sent in two lines becomes two calls (index None never merges)."""
+    """A call sent in two lines becomes two calls (index None never merges)."""
     wire = DIALECT.render(PLANS["single"], ["reemitted_calls"])
     chunks, _ = stream_chat(wire)
     merged = functools.reduce(operator.add, chunks)

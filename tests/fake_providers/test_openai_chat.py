@@ -236,7 +236,7 @@ async def test_async_sdk_stream_state_accumulates_the_plan(plan: str, quirks: st
 
 @pytest.mark.parametrize("plan", PLANS)
 def test_sdk_stream_state_concatenates_repeated_ids(plan: str) -> None:
-    """Pinned: ChatCompletionStreamState concatenates an id repeated on every chunk (F1).
+    """Pinned: ChatCompletionStreamState concatenates an id repeated on every chunk.
 
     langchain-core keeps one id (equal ids are not concatenated); the SDK helper
     glues them into ``call_Xcall_X...``.
@@ -252,7 +252,7 @@ def test_sdk_stream_state_concatenates_repeated_ids(plan: str) -> None:
 
 @pytest.mark.parametrize("plan", PLANS)
 def test_sdk_stream_state_crashes_without_index(plan: str) -> None:
-    """Pinned: ChatCompletionStreamState cannot accumulate index-less deltas (O6).
+    """Pinned: ChatCompletionStreamState cannot accumulate index-less deltas.
 
     openai-python#2806 reports ``Expected list delta entry to have an index key``;
     when no delta has an index at all the helper fails one step later, indexing
@@ -566,7 +566,7 @@ def test_valid_history_streams(messages: list[Any]) -> None:
 
 
 def test_chat_openai_history_without_ids_is_rejected() -> None:
-    """A call merged with ``id=None`` (missing_id) cannot be replayed to OpenAI (R5)."""
+    """A call merged with ``id=None`` (missing_id) cannot be replayed to OpenAI."""
     model = ChatOpenAI(
         model="gpt-4o-mini",
         api_key=SecretStr("sk-test"),

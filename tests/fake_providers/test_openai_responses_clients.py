@@ -328,7 +328,7 @@ def test_content_filter_finish_is_an_incomplete_response() -> None:
 
 
 def test_pin_rs1_arguments_only_in_done() -> None:
-    """QUIRKS RS1: langchain-openai before 1.8.1 ignores ``function_call_arguments.done``
+    """Langchain-openai before 1.8.1 ignores ``function_call_arguments.done``
     (the calls merge with ``{}``); 1.8.1 and later stream the arguments it completes."""
     wire = DIALECT.render(PLANS["parallel"], ["no_argument_deltas"])
     chunks, _ = _stream(_chat_model(wire))
@@ -342,7 +342,7 @@ def test_pin_rs1_arguments_only_in_done() -> None:
 
 
 def test_pin_rs2_calls_opened_first_split_into_nameless_idless_halves() -> None:
-    """QUIRKS RS2: every output_index change starts a new chunk index."""
+    """Every output_index change starts a new chunk index."""
     wire = DIALECT.render(PLANS["parallel"], ["open_calls_first"])
     chunks, _ = _stream(_chat_model(wire))
     summed = add_ai_message_chunks(chunks[0], *chunks[1:])

@@ -72,7 +72,7 @@ def _prompt_filter_first(chunks: list[Any], body: bytes) -> None:
 
 
 def _usage_added_up(chunks: list[Any], body: bytes) -> None:
-    # every chunk carries the prompt tokens and ChatOpenAI sums them (R4)
+    # every chunk carries the prompt tokens and ChatOpenAI sums them
     usage = reduce(add, chunks).usage_metadata
     assert usage["input_tokens"] == 75 * sum(1 for c in chunks if c.usage_metadata)
     assert usage["input_tokens"] > 75

@@ -158,7 +158,7 @@ SDK_CRASH = {
     "scenarios": ["no_index_whole_calls"],
     "outcome": "crashes",
     "error": "TypeError",
-    "reason": "ChatCompletionStreamState needs an index (O6)",
+    "reason": "ChatCompletionStreamState needs an index",
 }
 
 

@@ -1,7 +1,7 @@
 """The ``anthropic_messages`` dialect: Anthropic Messages streaming (``POST /v1/messages``).
 
-Events, as the live API sends them (QUIRKS.md §4; the recordings in
-``../shared/corpus/anthropic``): ``message_start``; then content blocks, each
+Events, as the live API sends them (https://github.com/cloudwego/eino/issues/432; the recordings in
+``tests/corpus/anthropic``): ``message_start``; then content blocks, each
 ``content_block_start``, ``content_block_delta``..., ``content_block_stop``:
 ``thinking`` for ``Plan.reasoning`` (``thinking_delta`` pieces, one
 ``signature_delta``), ``text`` for ``text_before``, one ``tool_use`` per call,
@@ -9,7 +9,7 @@ Events, as the live API sends them (QUIRKS.md §4; the recordings in
 ``message_stop``. One ``ping`` follows the first block start. Every event has an
 ``event:`` line (anthropic SDK 2.x drops events without one); JSON is compact,
 non-ASCII raw UTF-8. A block's ``index`` is its position in the final
-``content``, so tool_use blocks after thinking or text start at 1 or 2 (A2).
+``content``, so tool_use blocks after thinking or text start at 1 or 2 (https://github.com/BerriAI/litellm/issues/11407).
 ``message_start``'s message keys run ``model, id, type, role, ...`` and every
 event but ``ping`` is padded with spaces before its last ``}``, as in the 2025-2026
 recordings; tool_use ids the plan numbered are sent as ``toolu_01`` plus 22
@@ -39,7 +39,9 @@ live API's padding (padded by default), and give the A1 and A6 shapes.
 Finish: ``tool_calls``/``stop``/``length``/``content_filter`` become
 ``tool_use``/``end_turn``/``max_tokens``/``refusal``. ``eof`` ends after the last
 content delta, that block open, with no ``message_delta`` or ``message_stop``
-(A5); ``error`` cuts there too, then sends ``event: error`` ``overloaded_error`` (A4).
+(https://github.com/BerriAI/litellm/pull/32159); ``error`` cuts there too, then
+sends ``event: error`` ``overloaded_error``
+(https://platform.claude.com/docs/build-with-claude/streaming).
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ INEXPRESSIBLE = {
     "no_index": "every content_block event carries its block index",
     "shared_index": "the index is the block's position in content, so blocks never share one",
     "index_offset": "the index is the block's position in content; put text_before or "
-    "reasoning in the plan to offset the tool_use blocks (A2)",
+    "reasoning in the plan to offset the tool_use blocks",
     "pack_fragments": "each event carries one delta, so there is nothing to pack",
 }
 
@@ -125,17 +127,21 @@ ANTHROPIC_CALL_ID = IdShape("anthropic", "toolu_01", ALNUM, 22)
 
 
 class AnthropicPingEvents(Quirk):
-    """Send ``ping`` keep-alive events between the other events (S3, §4: "anywhere")."""
+    """Send ``ping`` keep-alive events between the other events ("anywhere": https://platform.claude.com/docs/build-with-claude/streaming)."""
 
     kind: Literal["ping_events"] = "ping_events"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "S3, §4; Anthropic keep-alives"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Anthropic keep-alives",
+        "https://platform.claude.com/docs/build-with-claude/streaming",
+        "https://github.com/cloudwego/eino/issues/432",
+    )
     every: int = Field(default=1, ge=1)
     """A ping after every ``every`` events."""
 
 
 class AnthropicNoEmptyPartialJson(Quirk):
-    """Leave out the empty first ``partial_json`` after a tool_use start (A1).
+    """Leave out the empty first ``partial_json`` after a tool_use start.
 
     With ``empty_args`` an argument-less call then has no ``input_json_delta``
     at all, the other A1 shape.
@@ -143,15 +149,22 @@ class AnthropicNoEmptyPartialJson(Quirk):
 
     kind: Literal["no_empty_partial_json"] = "no_empty_partial_json"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "A1, B1; Anthropic and Bedrock argument-less tools"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Anthropic and Bedrock argument-less tools",
+        "https://github.com/langchain-ai/langchain/pull/23915",
+        "https://github.com/microsoft/autogen/pull/6979",
+    )
 
 
 class AnthropicInputOnBlockStart(Quirk):
-    """Put the parsed arguments in ``content_block_start.input`` and send no deltas (A6)."""
+    """Put the parsed arguments in ``content_block_start.input`` and send no deltas."""
 
     kind: Literal["input_on_block_start"] = "input_on_block_start"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "A6; handled explicitly by langchain-anthropic"
+    cites: ClassVar[tuple[str, ...]] = (
+        "handled explicitly by langchain-anthropic",
+        "https://github.com/langchain-ai/langchain",
+    )
 
 
 class AnthropicJsonPadding(Quirk):
@@ -164,7 +177,10 @@ class AnthropicJsonPadding(Quirk):
 
     kind: Literal["json_padding"] = "json_padding"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "§4; every recording in ../shared/corpus/anthropic"
+    cites: ClassVar[tuple[str, ...]] = (
+        "every recording in ../shared/corpus/anthropic",
+        "https://github.com/cloudwego/eino/issues/432",
+    )
     max_spaces: int = Field(default=16, ge=1)
     """The most spaces put into one event."""
 
@@ -174,7 +190,11 @@ class AnthropicNoJsonPadding(Quirk):
 
     kind: Literal["no_json_padding"] = "no_json_padding"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "§4, §8; Bedrock invoke chunks (corpus), re-encoding proxies"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Bedrock invoke chunks (corpus), re-encoding proxies",
+        "https://github.com/cloudwego/eino/issues/432",
+        "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
+    )
 
 
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (

@@ -3,7 +3,8 @@
 The Messages API validates its body with pydantic and reports the first
 failure as ``<location>: <pydantic message>`` inside ``{"type": "error",
 "error": {"type": "invalid_request_error", "message"}}`` (the form of every
-Anthropic 400 in QUIRKS.md §H and of ``messages: Input should be a valid list``):
+Anthropic 400 quoted in public reports, and of ``messages: Input should be a
+valid list``):
 
 * a missing ``model``, ``messages`` or ``max_tokens``: ``<field>: Field required``
   (pydantic's text; the form is seen for ``max_tokens`` in public reports of

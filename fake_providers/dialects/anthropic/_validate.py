@@ -1,6 +1,6 @@
 """Anthropic's request checks for tool pairing: the real 400s, with their exact texts.
 
-The texts come from QUIRKS.md §H (Anthropic rows) and the provider errors
+The texts come from public reports of the API's errors (Anthropic rows) and the provider errors
 quoted in the issues cited there. The API checks a request in two passes, and
 so does :func:`validate_anthropic_request`, answering with the first problem:
 
@@ -30,7 +30,7 @@ Evidence: the ``tool_use.id`` pattern text is quoted in
 https://github.com/CommandCodeAI/command-code/issues/323; the ``tool_result``
 path and the ``Field required`` / ``Input should be a valid string`` texts follow
 the same schema-error form by analogy. The "Did not find" text carries a second
-sentence that §H leaves out (https://github.com/anthropics/claude-code/issues/37);
+sentence that the provider reports leaves out (https://github.com/anthropics/claude-code/issues/37);
 which of it and "were found without" the live API picks when both apply is our
 reading of the reports, not documented.
 

@@ -1,11 +1,12 @@
 """The ``bedrock_converse`` dialect (``POST /model/{modelId}/converse-stream``) and shared parts.
 
-Bedrock streams AWS binary event-stream messages, not SSE (QUIRKS.md §8, S11;
+Bedrock streams AWS binary event-stream messages, not SSE
+(https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html;
 framing in :mod:`tooltape.fake_providers.dialects.bedrock._eventstream`). Each Converse
 event is one message whose ``:event-type`` names it and whose payload is
 compact JSON with sorted keys and a ``p`` field of padding (a prefix of
 ``abc...XYZ0123...`` of random length), as every recording in
-``../shared/corpus/bedrock`` has it; botocore drops ``p``. The events:
+``tests/corpus/bedrock`` has it; botocore drops ``p``. The events:
 ``messageStart {role}``; per content block ``contentBlockDelta``... then
 ``contentBlockStop``: ``reasoningContent`` deltas (``text`` pieces, then one
 ``signature``) for ``Plan.reasoning``, ``text`` deltas for ``text_before``, one
@@ -106,7 +107,10 @@ class BedrockNoEmptyToolInput(Quirk):
 
     kind: Literal["no_empty_tool_input"] = "no_empty_tool_input"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "B1; Bedrock argument-less tools (autogen #6979, spring-ai #3618)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Bedrock argument-less tools (autogen #6979, spring-ai #3618)",
+        "https://github.com/microsoft/autogen/pull/6979",
+    )
 
 
 class BedrockNoToolUseType(Quirk):
@@ -114,7 +118,10 @@ class BedrockNoToolUseType(Quirk):
 
     kind: Literal["no_tool_use_type"] = "no_tool_use_type"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "§8; Claude 3 recordings in ../shared/corpus/bedrock"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Claude 3 recordings in ../shared/corpus/bedrock",
+        "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
+    )
 
 
 EXPRESSES = ARGUMENT_TEXT_QUIRKS

@@ -2,7 +2,9 @@
 
 Bedrock's streaming operations (``ConverseStream``,
 ``InvokeModelWithResponseStream``) answer HTTP 200 with a body of binary
-messages, not server-sent events (QUIRKS.md §8, S11). Each message is::
+messages, not server-sent events
+(https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html).
+Each message is::
 
     prelude    total length (uint32 BE), headers length (uint32 BE), CRC32 of those 8 bytes
     headers    per header: name length (uint8), name, value type (uint8), value

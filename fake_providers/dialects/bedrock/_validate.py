@@ -6,7 +6,7 @@ botocore raises ``ClientError`` (``client.exceptions.ValidationException``)
 with that message. :func:`bedrock_error_wire` builds that response with the header.
 
 Converse (``/model/{modelId}/converse-stream``) checks a request in the order
-below and answers with the first problem (texts: QUIRKS.md §H, Bedrock rows):
+below and answers with the first problem (texts: public reports of the API's errors, Bedrock rows):
 
 1. Constraints, AWS's validation form, paths 1-based:
    ``1 validation error detected: Value at
@@ -47,7 +47,7 @@ Messages body gets Claude's own text unwrapped (the checks of
 https://github.com/nulib/dc-api-v2/pull/296 quotes ``validationException ...
 InvokeModelWithResponseStream operation: messages.4: Did not find 1
 `tool_result` block(s) ...``. The ``The model returned the following errors:``
-prefix of §H comes from Converse (https://github.com/pydantic/pydantic-ai/issues/3253).
+prefix of the provider reports comes from Converse (https://github.com/pydantic/pydantic-ai/issues/3253).
 
 Where the live service sends Claude's errors: inside a 200 stream, as a
 ``validationException`` exception message (botocore's ``EventStreamError``,

@@ -1,6 +1,6 @@
 """The ``cohere_v2`` dialect: Cohere's v2 chat stream (``POST /v2/chat``, SSE).
 
-Events, as the recordings in ``../shared/corpus/cohere`` show them: every event
+Events, as the recordings in ``tests/corpus/cohere`` show them: every event
 has an ``event:`` line naming its ``type``, compact JSON, then ``data: [DONE]``.
 ``message-start`` (``id``, an empty assistant ``message``); a ``thinking``
 content block for ``Plan.reasoning`` (``content-start`` / ``content-delta`` /

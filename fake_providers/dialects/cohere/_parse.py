@@ -11,7 +11,7 @@ chunk yielded again. ``message-end`` yields a ``chunk_position="last"`` chunk
 whose ``additional_kwargs["tool_calls"]`` (the calls the adapter buffered, real
 ids, ``index`` absent) langchain-core's backwards-compatibility parser turns into
 tool chunks with ``index=None``. Because every fragment carries its own id,
-langchain-core's id check (QUIRKS.md R1) refuses to merge them: the merge holds
+langchain-core's id check (langchain-core's ``merge_lists``) refuses to merge them: the merge holds
 each call twice, whole (from ``message-end``) and as a named ``{}`` call plus
 loose fragments. Minted ids are deterministic uuid4-shaped stand-ins here.
 

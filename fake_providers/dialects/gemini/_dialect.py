@@ -1,6 +1,6 @@
 """The ``gemini`` dialect: Gemini ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``.
 
-Frames, as the live API sends them (QUIRKS.md §5; ``../shared/corpus/gemini``):
+Frames, as the live API sends them (the recordings in ``tests/corpus/gemini``):
 each SSE ``data:`` is a whole ``GenerateContentResponse`` —
 ``{"candidates": [{"content": {"parts": [...], "role": "model"}, "index": 0}],
 "usageMetadata": {...}, "modelVersion", "responseId"}`` — JSON written with
@@ -12,7 +12,8 @@ part signed with a ``thoughtSignature`` (a text-only turn signs its last text
 part), then a separate final frame with an empty text part and
 ``finishReason`` (``STOP`` for calls and stops alike, ``MAX_TOKENS``, ``SAFETY``).
 ``usageMetadata`` is cumulative and on every frame. Real Gemini ends lines with
-CRLF (G5), and so does this dialect by default: events are framed with LF and
+CRLF (https://github.com/Routstr/routstr-core/pull/543), and so does this
+dialect by default: events are framed with LF and
 re-ended with CRLF last, after the other wire quirks, unless a ``line_endings``
 quirk says otherwise (``{"kind": "line_endings", "style": "lf"}`` for LF).
 
@@ -31,9 +32,11 @@ stops after the last call frame; ``error`` then sends ``{"error": {"code": 503,
 EVENTS quirks, in :mod:`tooltape.fake_providers.dialects.gemini._quirks`: :class:`GeminiModel`
 (another ``modelVersion``: Gemini 2.x content stays a string, so text no longer
 shifts the adapter's call indexes), :class:`FinishWithLastPart` and
-:class:`FinishWithoutParts` (G2), :class:`NoThoughtSignature` and
-:class:`SignatureOnlyPart` (G3), :class:`LowerFinalPromptCount` (G4) and
-:class:`PartialArgs` (§7: Vertex AI's ``streamFunctionCallArguments``).
+:class:`FinishWithoutParts` (https://github.com/envoyproxy/ai-gateway/pull/2399),
+:class:`NoThoughtSignature` and :class:`SignatureOnlyPart`
+(https://github.com/Chevey339/kelivo/pull/1002), :class:`LowerFinalPromptCount`
+(https://github.com/langchain-ai/langchain-google) and :class:`PartialArgs`
+(Vertex AI's ``streamFunctionCallArguments``).
 
 Vertex AI streams the same frames, so it has no dialect of its own: serve it with
 ``FakeProvider("gemini", base_url=...)``, whose path matches any URL ending in

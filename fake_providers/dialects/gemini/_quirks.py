@@ -3,7 +3,7 @@
 A Gemini call is one ``functionCall`` part whose ``args`` is a JSON object, so
 only the tool-chunk quirks listed in ``EXPRESSES`` have a Gemini shape; the
 others raise :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect
-and reason. The EVENTS quirks reproduce QUIRKS.md G1-G4 and §7; the last one,
+and reason. The EVENTS quirks reproduce the shapes cited on each; the last one,
 :class:`PartialArgs`, also renders Vertex AI's ``partialArgs`` parts here.
 """
 
@@ -56,7 +56,11 @@ class GeminiModel(GeminiEventQuirk):
     """
 
     kind: Literal["gemini_model"] = "gemini_model"
-    cites: ClassVar[str] = "§5, G1; corpus recordings of gemini-2.0, 2.5 and 3.x models"
+    cites: ClassVar[tuple[str, ...]] = (
+        "corpus recordings of gemini-2.0, 2.5 and 3.x models",
+        "https://github.com/langchain-ai/langchain-google/pull/1811",
+        "https://github.com/NousResearch/hermes-agent/pull/80683",
+    )
     model: str = "gemini-2.5-flash"
     """The ``modelVersion`` every frame carries."""
 
@@ -65,25 +69,34 @@ class FinishWithLastPart(GeminiEventQuirk):
     """Put ``finishReason`` on the frame with the last part, with no final frame (2.x shape)."""
 
     kind: Literal["finish_with_last_part"] = "finish_with_last_part"
-    cites: ClassVar[str] = "G2; gemini-2.0 and 2.5 recordings (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "gemini-2.0 and 2.5 recordings (corpus)",
+        "https://github.com/envoyproxy/ai-gateway/pull/2399",
+    )
 
 
 class FinishWithoutParts(GeminiEventQuirk):
-    """End with a frame whose candidate has ``finishReason`` and no ``content`` (G2)."""
+    """End with a frame whose candidate has ``finishReason`` and no ``content``."""
 
     kind: Literal["finish_without_parts"] = "finish_without_parts"
-    cites: ClassVar[str] = "G2; envoyproxy/ai-gateway#2399, pydantic-ai#2631"
+    cites: ClassVar[tuple[str, ...]] = (
+        "envoyproxy/ai-gateway#2399, pydantic-ai#2631",
+        "https://github.com/envoyproxy/ai-gateway/pull/2399",
+    )
 
 
 class NoThoughtSignature(GeminiEventQuirk):
     """Send no ``thoughtSignature`` (thinking off: gemini-2.0-flash, 2.5-flash-lite)."""
 
     kind: Literal["no_thought_signature"] = "no_thought_signature"
-    cites: ClassVar[str] = "G3; gemini-2.0-flash and 2.5-flash-lite recordings (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "gemini-2.0-flash and 2.5-flash-lite recordings (corpus)",
+        "https://github.com/Chevey339/kelivo/pull/1002",
+    )
 
 
 class SignatureOnlyPart(GeminiEventQuirk):
-    """Carry the turn's ``thoughtSignature`` on a trailing part of its own (G3).
+    """Carry the turn's ``thoughtSignature`` on a trailing part of its own.
 
     The part sits in the frame with ``finishReason``; with ``empty_text`` it is
     ``{"text": "", "thoughtSignature": ...}``, which langchain-google-genai turns
@@ -91,7 +104,10 @@ class SignatureOnlyPart(GeminiEventQuirk):
     """
 
     kind: Literal["signature_only_part"] = "signature_only_part"
-    cites: ClassVar[str] = "G3; vercel/ai#12402, strands-agents#3306, kelivo#1002"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vercel/ai#12402, strands-agents#3306, kelivo#1002",
+        "https://github.com/Chevey339/kelivo/pull/1002",
+    )
     empty_text: bool = True
     """Whether the part also says ``"text": ""`` (gemini-3-pro-preview's shape)."""
 
@@ -100,7 +116,10 @@ class LowerFinalPromptCount(GeminiEventQuirk):
     """Lower the cumulative ``promptTokenCount`` on the last frame (Gemini 2.0, G4)."""
 
     kind: Literal["lower_final_prompt_count"] = "lower_final_prompt_count"
-    cites: ClassVar[str] = "G4; langchain-google-genai compensates in _response_to_result"
+    cites: ClassVar[tuple[str, ...]] = (
+        "langchain-google-genai compensates in _response_to_result",
+        "https://github.com/langchain-ai/langchain-google",
+    )
     by: int = Field(default=7, ge=1)
     """How many prompt tokens the last frame reports fewer."""
 
@@ -119,7 +138,10 @@ class PartialArgs(GeminiEventQuirk):
     """
 
     kind: Literal["partial_args"] = "partial_args"
-    cites: ClassVar[str] = "§7; vercel/ai#13929, vercel/ai#14358, js-genai PartialArg"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vercel/ai#13929, vercel/ai#14358, js-genai PartialArg",
+        "https://googleapis.github.io/js-genai/release_docs/interfaces/types.FunctionCall.html",
+    )
     lossless: ClassVar[bool] = False
     terminal: Literal["empty_call", "last_partial"] = "empty_call"
     """How a call's last frame looks."""

@@ -1,6 +1,6 @@
 """What the Gemini API answers to a request whose function call history is broken.
 
-The texts are the real API's (QUIRKS.md §H, Gemini rows) and so is the body:
+The texts are the real API's (public reports of the API's errors, Gemini rows) and so is the body:
 ``{"error": {"code": 400, "message": ..., "status": "INVALID_ARGUMENT"}}`` with
 status 400 (continuedev/continue#11164 shows it whole). The history is the
 request's ``contents``; a *call turn* is a ``model`` content with at least one

@@ -1,6 +1,6 @@
 """The ``mistral_native`` dialect: Mistral's own chat completions stream, read by ChatMistralAI.
 
-Wire (QUIRKS.md §9; corpus ``mistral/``; API reference "Chat Completion",
+Wire (``tests/corpus/mistral``; API reference "Chat Completion",
 ``stream: true``): ``POST https://api.mistral.ai/v1/chat/completions`` answered
 with SSE ``data: {json}`` chunks and a closing ``data: [DONE]``. Each chunk is
 ``{"id", "object": "chat.completion.chunk", "created", "model", "choices":
@@ -67,7 +67,7 @@ from tooltape.harness import (
 __all__ = ["INEXPRESSIBLE", "MistralNativeDialect"]
 
 MISTRAL_CALL_ID = IdShape("mistral", "", ALNUM, 9)
-"""Mistral's tool-call ids: 9 letters and digits (QUIRKS.md §9, corpus)."""
+"""Mistral's tool-call ids: 9 letters and digits (corpus)."""
 
 _PIECE = re.compile(r"\s*\S+|\s+")
 _FINISH = {"tool_calls": "tool_calls", "stop": "stop", "length": "length", "error": "error"}

@@ -12,11 +12,11 @@ same failure: ``missing`` / ``Field required`` for an absent ``messages`` or
 ``any``, ``required``) or a ``missing`` entry (an object without
 ``function.name``). These texts are inferred from pydantic, not recorded.
 
-A replayed tool-call id that is not 9 letters and digits gets the 400 of QUIRKS.md
-§9 M1 (``Tool call id was null but must be a-z, A-Z, 0-9, with a length of 9.``,
-mistralai/client-js#69), in the same envelope; the ``was <id>`` form for a
-non-null id is inferred from that text. ``"stream": false`` is valid: it gets the
-non-streamed answer (``_complete``).
+A replayed tool-call id that is not 9 letters and digits gets the 400
+of ``Tool call id was null but must be a-z, A-Z, 0-9, with a length of 9.``
+(https://github.com/mistralai/client-js/issues/69), in the same envelope; the
+``was <id>`` form for a non-null id is inferred from that text. ``"stream": false``
+is valid: it gets the non-streamed answer (``_complete``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The ``ollama`` dialect: Ollama's native chat API (``POST /api/chat``, NDJSON).
 
-Wire (QUIRKS.md §13): one JSON object per line, ``application/x-ndjson``, each
+Wire (the recordings in ``tests/corpus/ollama``): one JSON object per line,
+``application/x-ndjson``, each
 line ``{"model", "created_at", "message": {"role": "assistant", "content", ...},
 "done": false}``: ``message.thinking`` pieces for ``Plan.reasoning``, ``content``
 pieces for the text, then tool calls *whole*: ``message.tool_calls`` entries
@@ -21,7 +22,7 @@ calls). Quirks that need argument text, names or ids spread over chunks, or an
 index other than the call's position, cannot be said on this wire: they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect and why
 (``INEXPRESSIBLE``). The ``reemitted_calls`` EVENTS quirk sends every tool-call
-line twice (§13: ChatOllama then runs each call twice).
+line twice (ChatOllama then runs each call twice).
 
 Finish: ``tool_calls`` and ``stop`` end with ``done_reason: "stop"`` (Ollama has
 no tool-call reason), ``length`` with ``"length"``; ``content_filter`` has no
@@ -99,7 +100,7 @@ INEXPRESSIBLE = {
 
 
 _CALL_ID = IdShape("ollama", "call_", LOWER_ALNUM, 8)
-"""Ollama's tool-call ids: ``call_`` and 8 lower-case letters and digits (§13, corpus)."""
+"""Ollama's tool-call ids: ``call_`` and 8 lower-case letters and digits (corpus)."""
 
 
 class OllamaReemittedCalls(Quirk):
@@ -107,7 +108,10 @@ class OllamaReemittedCalls(Quirk):
 
     kind: Literal["reemitted_calls"] = "reemitted_calls"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "§13 Ollama native; run-llama/llama_index#22464 (dedup by content)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Ollama native, run-llama/llama_index#22464 (dedup by content)",
+        "https://github.com/openclaw/Tachikoma/pull/34",
+    )
     lossless: ClassVar[bool] = False
 
 

@@ -1,6 +1,6 @@
 """What Ollama's ``/api/chat`` rejects.
 
-Ollama checks no tool pairing (QUIRKS.md §H has no Ollama row): a history with
+Ollama checks no tool pairing (public reports of the API's errors has no Ollama row): a history with
 a dangling call or an orphan ``tool`` message is rendered into the prompt as it
 is. Its chat handler rejects only bodies it cannot bind, with gin's
 ``{"error": "..."}`` shape (server/routes.go ``ChatHandler``): an empty body

@@ -1,6 +1,6 @@
 """OpenAI Chat Completions streaming (``/v1/chat/completions``, SSE): render, parse, validate.
 
-Rendering follows the corpus recordings (QUIRKS.md §1): a role chunk, content
+Rendering follows the corpus recordings (``tests/corpus/openai``): a role chunk, content
 deltas, ``tool_calls`` deltas (a header with ``index``/``id``/``type``/``function``,
 then ``index`` + ``function.arguments``), an empty delta with ``finish_reason``, the
 usage-only ``choices: []`` chunk, ``data: [DONE]``. Envelope keys and their order
@@ -75,24 +75,34 @@ class ChatEventQuirk(Quirk):
 
 
 class NoUsageChunk(ChatEventQuirk):
-    """No ``usage`` key and no ``choices: []`` chunk: OpenAI without ``include_usage`` (O2)."""
+    """No ``usage`` key and no ``choices: []`` chunk: OpenAI without ``include_usage``."""
 
     kind: Literal["no_usage_chunk"] = "no_usage_chunk"
-    cites: ClassVar[str] = "O2, O3; OpenAI without include_usage, compatible servers"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenAI without include_usage, compatible servers",
+        "https://github.com/openai/openai-openapi/pull/248",
+    )
 
 
 class TypeOnEveryChunk(ChatEventQuirk):
-    """Put ``"type": "function"`` on every tool-call entry, not only on those with an id (V4)."""
+    """Put ``"type": "function"`` on every tool-call entry, not only on those with an id."""
 
     kind: Literal["type_on_every_chunk"] = "type_on_every_chunk"
-    cites: ClassVar[str] = "V4; vLLM, lmdeploy"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM, lmdeploy",
+        "https://github.com/InternLM/lmdeploy/issues/3412",
+    )
 
 
 class NullContinuationFields(ChatEventQuirk):
-    """Send ``"id": null`` and ``"name": null`` instead of leaving the keys out (V1, V4)."""
+    """Send ``"id": null`` and ``"name": null`` instead of leaving the keys out."""
 
     kind: Literal["null_continuation_fields"] = "null_continuation_fields"
-    cites: ClassVar[str] = "V1, V4; vLLM, lmdeploy, Writer (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "vLLM, lmdeploy, Writer (corpus)",
+        "https://github.com/vllm-project/vllm/issues/9693",
+        "https://github.com/InternLM/lmdeploy/issues/3412",
+    )
 
 
 class FirstCallOnRoleChunk(ChatEventQuirk):
@@ -102,7 +112,10 @@ class FirstCallOnRoleChunk(ChatEventQuirk):
     """
 
     kind: Literal["first_call_on_role_chunk"] = "first_call_on_role_chunk"
-    cites: ClassVar[str] = "§1; OpenAI recordings 2024-2026 (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenAI recordings 2024-2026 (corpus)",
+        "https://platform.openai.com/docs/guides/function-calling",
+    )
     refusal: bool = True
     """Whether the role chunk also carries ``"refusal": null`` (absent before mid-2024)."""
 
@@ -111,21 +124,32 @@ class NoObfuscation(ChatEventQuirk):
     """Leave out the ``obfuscation`` field (older recordings, ``include_obfuscation: false``)."""
 
     kind: Literal["no_obfuscation"] = "no_obfuscation"
-    cites: ClassVar[str] = "§1; OpenAI recordings before August 2025 (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenAI recordings before August 2025 (corpus)",
+        "https://platform.openai.com/docs/guides/function-calling",
+    )
 
 
 class NoServiceTier(ChatEventQuirk):
     """Leave out the ``service_tier`` field (older OpenAI recordings, most compatible servers)."""
 
     kind: Literal["no_service_tier"] = "no_service_tier"
-    cites: ClassVar[str] = "§1; OpenAI recordings of 2024 (corpus), compatible servers"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenAI recordings of 2024 (corpus), compatible servers",
+        "https://platform.openai.com/docs/guides/function-calling",
+    )
 
 
 class NoLogprobs(ChatEventQuirk):
     """Leave out ``logprobs`` from each choice (gpt-5 recordings, Mistral, Gemini compat)."""
 
     kind: Literal["no_logprobs"] = "no_logprobs"
-    cites: ClassVar[str] = "§1; gpt-5.4 (corpus), §9, §6"
+    cites: ClassVar[tuple[str, ...]] = (
+        "gpt-5.4 (corpus)",
+        "https://platform.openai.com/docs/guides/function-calling",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
 
 
 class ReasoningDeltas(ChatEventQuirk):
@@ -135,7 +159,12 @@ class ReasoningDeltas(ChatEventQuirk):
     """
 
     kind: Literal["reasoning_deltas"] = "reasoning_deltas"
-    cites: ClassVar[str] = "§11 DeepSeek, §13 Ollama, §17 OpenRouter (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "DeepSeek, Ollama, OpenRouter (corpus)",
+        "https://github.com/agno-agi/agno/issues/8879",
+        "https://github.com/openclaw/Tachikoma/pull/34",
+        "https://openrouter.ai/docs/api-reference/streaming",
+    )
     field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
     """The delta key that carries the reasoning text."""
 
@@ -321,7 +350,8 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
         """Chunks for the planned stream: role, text, tool calls, finish, usage, ``[DONE]``.
 
         Finish ``eof`` stops after the last fragment; ``error`` sends an error object
-        inside the 200 stream (T3) instead of the finish chunk.
+        inside the 200 stream instead of the finish chunk
+        (https://github.com/apache/rocketmq-dashboard/issues/2178).
         """
         events = _chunk_events(stream, quirks)
         chat_quirks = [q for q in quirks if isinstance(q, ChatEventQuirk)]
@@ -333,8 +363,9 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
         """The request's ``model`` on every chunk; usage only with ``include_usage``.
 
         Without ``stream_options.include_usage`` OpenAI sends no ``usage`` key and no
-        ``choices: []`` chunk (O2). The model is echoed as written (the live API
-        answers with the dated snapshot an alias resolves to).
+        ``choices: []`` chunk (https://github.com/openai/openai-openapi/pull/248).
+        The model is echoed as written (the live API answers with the dated
+        snapshot an alias resolves to).
         """
         body = request_body(request)
         options = body.get("stream_options")

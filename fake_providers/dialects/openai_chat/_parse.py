@@ -7,9 +7,11 @@ makes one ``AIMessageChunk`` of each chunk's ``choices[0]``. The SDK's SSE decod
 is not WHATWG's (:func:`~tooltape.fake_providers.decode_sse`); parse follows the SDK:
 a block with only ``event:``/``id:``/``retry:`` dispatches empty data, and as the
 last event id is never reset every blank line after an ``id:`` does too, so
-``json.loads("")`` fails (S2); a byte-order mark is not stripped; ``[DONE]`` ends
-the stream; an object with a truthy ``error`` raises ``APIError`` (T3). An event
-not closed by a blank line is dropped. Where the SDK or adapter raises,
+``json.loads("")`` fails (https://github.com/openai/openai-python/issues/2722);
+a byte-order mark is not stripped; ``[DONE]`` ends the stream; an object with a
+truthy ``error`` raises ``APIError``
+(https://github.com/apache/rocketmq-dashboard/issues/2178). An event not closed
+by a blank line is dropped. Where the SDK or adapter raises,
 :func:`read_chat_stream` keeps the deltas yielded before and names the exception.
 The empty ``chunk_position="last"`` chunk ``ChatOpenAI`` ends with is left out.
 """

@@ -14,7 +14,7 @@ Both OpenAI dialects answer in the shape ``{"error": {"message", "type":
   text for an unknown named function is inferred to be the same.
 * A missing required field: ``Missing required parameter: 'messages'.`` with
   ``code`` ``missing_required_parameter`` (the form OpenAI uses for every missing
-  parameter; seen for nested ids in QUIRKS.md §H).
+  parameter; seen for nested ids in public reports of the API's errors).
 * A ``tool_choice`` string outside the enum, ``Invalid value: 'x'. Supported
   values are: 'none', 'auto', and 'required'.`` (``code`` ``invalid_value``), an
   object of an unknown ``type`` and a named choice without a name are OpenAI's

@@ -1,6 +1,6 @@
 """What OpenAI Chat Completions answers to a request whose tool-call history is broken.
 
-The texts and the error body are the real API's (QUIRKS.md §H, OpenAI rows):
+The texts and the error body are the real API's (public reports of the API's errors, OpenAI rows):
 ``{"error": {"message", "type": "invalid_request_error", "param", "code"}}`` with
 status 400. Checks run in the API's order: field validation first (the first bad
 id wins), then the pairing walk over the history.

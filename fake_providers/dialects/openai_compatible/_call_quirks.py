@@ -60,11 +60,12 @@ def _all_entries(events: _Events) -> list[dict[str, Any]]:
 class CallIdFormat(ChatEventQuirk):
     """Send call ids in a provider's own format instead of the plan's.
 
-    ``deepseek``: ``call_00_`` plus 24 letters and digits (§11, corpus);
-    ``mistral``: 9 letters and digits (§9, M1); ``kimi``:
+    ``deepseek``: ``call_00_`` plus 24 letters and digits (corpus);
+    ``mistral``: 9 letters and digits (https://github.com/mistralai/client-js/issues/69); ``kimi``:
     ``functions.<name>:<n>`` (Kimi K2 on Moonshot, vLLM and SGLang ``kimi_k2``
-    parsers); ``sglang``: ``"0"``, ``"1"``... (§14); ``ollama``: ``call_`` plus 8
-    lower-case letters and digits (§13, corpus); ``xai``: ``call_`` plus 8 digits
+    parsers); ``sglang``: ``"0"``, ``"1"``...
+    (https://github.com/vllm-project/vllm/issues/9693); ``ollama``: ``call_`` plus
+    8 lower-case letters and digits (corpus); ``xai``: ``call_`` plus 8 digits
     (corpus); ``vllm``: ``chatcmpl-tool-`` plus 32 hex digits (vLLM, Writer,
     corpus). A plan id already in the format is sent unchanged, and so is, in
     the styles that only change the look (all but ``kimi`` and ``sglang``), an
@@ -73,7 +74,13 @@ class CallIdFormat(ChatEventQuirk):
     """
 
     kind: Literal["call_id_format"] = "call_id_format"
-    cites: ClassVar[str] = "§11 DeepSeek, M1 §9 Mistral, §14 SGLang/kimi_k2 (sglang #9606)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "DeepSeek, Mistral, SGLang/kimi_k2 (sglang #9606)",
+        "https://github.com/agno-agi/agno/issues/8879",
+        "https://github.com/mistralai/client-js/issues/69",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+        "https://github.com/vllm-project/vllm/issues/9693",
+    )
     priority: ClassVar[int] = 10
     style: Literal["deepseek", "mistral", "kimi", "sglang", "ollama", "xai", "vllm"]
     """Which provider's format."""
@@ -126,7 +133,10 @@ class NoCallType(ChatEventQuirk):
     """Leave ``type`` out of every tool-call entry (Mistral, corpus)."""
 
     kind: Literal["no_call_type"] = "no_call_type"
-    cites: ClassVar[str] = "§9 Mistral (corpus: magentic and openinference recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Mistral (corpus: magentic and openinference recordings)",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+    )
     priority: ClassVar[int] = 12
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -143,7 +153,10 @@ class IdInFunction(ChatEventQuirk):
     """
 
     kind: Literal["id_in_function"] = "id_in_function"
-    cites: ClassVar[str] = "L1 §15 llama.cpp (ggml-org/llama.cpp #12379, fixed by #13800)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "llama.cpp (ggml-org/llama.cpp #12379, fixed by #13800)",
+        "https://github.com/ggml-org/llama.cpp/pull/12379",
+    )
     priority: ClassVar[int] = 12
     lossless: ClassVar[bool] = False
 
@@ -159,14 +172,18 @@ class IdInFunction(ChatEventQuirk):
 
 
 class ArgsOnHeader(ChatEventQuirk):
-    """Send the first argument piece on the header entry, beside id, type and name (L2).
+    """Send the first argument piece on the header entry, beside id, type and name.
 
     llama.cpp's header chunk already carries the opening ``{``; clients that
     drop the header's ``arguments`` lose it.
     """
 
     kind: Literal["args_on_header"] = "args_on_header"
-    cites: ClassVar[str] = "L2 §15 llama.cpp (ggml-org/llama.cpp #22722)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "llama.cpp (ggml-org/llama.cpp #22722)",
+        "https://github.com/ggml-org/llama.cpp/issues/22722",
+        "https://github.com/ggml-org/llama.cpp/pull/12379",
+    )
     priority: ClassVar[int] = 12
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -206,13 +223,24 @@ _FUNCTIONLESS: dict[str, dict[str, Any]] = {
 class FunctionlessEntry(ChatEventQuirk):
     """Send one more ``tool_calls`` entry with no ``function`` after the calls.
 
-    ``lmstudio``: ``{"id": "", "type": "function"}`` (LS2); ``vllm``:
-    ``{"index": 0}`` (V9); ``gemini``: a thought-signature-only entry (GC3).
+    ``lmstudio``: ``{"id": "", "type": "function"}``
+    (https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/830); ``vllm``:
+    ``{"index": 0}`` (https://github.com/vllm-project/vllm/issues/54701);
+    ``gemini``: a thought-signature-only entry
+    (https://github.com/open-webui/computer/issues/224).
     ChatOpenAI raises ``AttributeError: 'NoneType' object has no attribute 'get'``.
     """
 
     kind: Literal["functionless_entry"] = "functionless_entry"
-    cites: ClassVar[str] = "LS2 §16 LM Studio, V9 §14 vLLM, GC3 §6 Gemini compat"
+    cites: ClassVar[tuple[str, ...]] = (
+        "LM Studio, vLLM, Gemini compat",
+        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/830",
+        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
+        "https://github.com/vllm-project/vllm/issues/54701",
+        "https://github.com/vllm-project/vllm/issues/9693",
+        "https://github.com/open-webui/computer/issues/224",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
     priority: ClassVar[int] = 47  # after one_chunk_turn: the entry comes in a chunk of its own
     lossless: ClassVar[bool] = False
     variant: Literal["lmstudio", "vllm", "gemini"] = "lmstudio"
@@ -233,10 +261,13 @@ class FunctionlessEntry(ChatEventQuirk):
 
 
 class ThoughtSignatures(ChatEventQuirk):
-    """Attach ``extra_content.google.thought_signature`` to every named call entry (§6)."""
+    """Attach ``extra_content.google.thought_signature`` to every named call entry (https://github.com/THU-MAIC/OpenMAIC/issues/1556)."""
 
     kind: Literal["thought_signatures"] = "thought_signatures"
-    cites: ClassVar[str] = "§6 Gemini OpenAI-compatible (thinking models)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Gemini OpenAI-compatible (thinking models)",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
     priority: ClassVar[int] = 15
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:

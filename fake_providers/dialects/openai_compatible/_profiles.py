@@ -4,8 +4,8 @@ A profile (``azure``, ``vllm``, ``openrouter``...) is the ``openai_chat``
 dialect with a fixed bundle of quirks, listed in :data:`PROFILES` (the registry in
 :mod:`tooltape.fake_providers.dialects` reads it); ``get_dialect("vllm")``
 renders, parses and validates like ``openai_chat`` with those quirks applied
-before the caller's. Every profile cites the QUIRKS.md entries (and corpus
-recordings) it reproduces. Tool-chunk quirks shape what a merger sees; the
+before the caller's. Every profile names the corpus
+recordings it reproduces. Tool-chunk quirks shape what a merger sees; the
 EVENTS quirks of :mod:`~tooltape.fake_providers.dialects.openai_compatible._quirks`,
 :mod:`~tooltape.fake_providers.dialects.openai_compatible._server_quirks` and
 :mod:`~tooltape.fake_providers.dialects.openai_compatible._call_quirks` reshape the chunks the
@@ -47,7 +47,7 @@ class Profile:
     base_url: str
     """Where the real server answers (``ChatOpenAI(base_url=...)``)."""
     description: str
-    """What the server does, citing QUIRKS.md and the corpus."""
+    """What the server does, naming the corpus recordings."""
     claims: tuple[str, ...] = ()
     """Corpus providers whose Chat Completions recordings this profile reproduces."""
     base: str = "openai_chat"
@@ -99,16 +99,16 @@ PROFILES: tuple[Profile, ...] = (
         "azure",
         _AZURE,
         "https://tooltape.openai.azure.com/openai/deployments/gpt-4o-mini",
-        "Azure OpenAI (§3): an empty-choices first frame with prompt_filter_results and a "
-        "blank envelope (AZ1), content_filter_results on every choice, the filtered category "
-        "on a content_filter finish (AZ3), keys sorted; no service_tier (corpus: crewAI).",
+        "Azure OpenAI: an empty-choices first frame with prompt_filter_results and a "
+        "blank envelope, content_filter_results on every choice, the filtered category "
+        "on a content_filter finish, keys sorted; no service_tier (corpus: crewAI).",
         claims=("azure_openai",),
     ),
     Profile(
         "azure_async_filter",
         (*_AZURE, "azure_annotation_frames"),
         "https://tooltape.openai.azure.com/openai/deployments/gpt-4o-mini",
-        "Azure OpenAI with the asynchronous content filter (§3 AZ2): azure plus an "
+        "Azure OpenAI with the asynchronous content filter: azure plus an "
         "annotation frame whose choice has no delta (ChatOpenAI skips it).",
     ),
     Profile(
@@ -136,7 +136,7 @@ PROFILES: tuple[Profile, ...] = (
             {"kind": "call_id_format", "style": "deepseek"},
         ),
         "https://api.deepseek.com",
-        "DeepSeek (§11): reasoning_content deltas before the calls, call_00_-style ids "
+        "DeepSeek: reasoning_content deltas before the calls, call_00_-style ids "
         "(call_id_format: plan ids in that format pass unchanged), usage: null on every "
         "chunk and the usage on the finish chunk, whose delta is "
         '{"content": "", "reasoning_content": null} (corpus: chatlas).',
@@ -146,9 +146,9 @@ PROFILES: tuple[Profile, ...] = (
         "gemini_openai",
         _GEMINI,
         "https://generativelanguage.googleapis.com/v1beta/openai",
-        "Gemini's OpenAI-compatible endpoint (§6): the whole turn in one chunk, each call "
-        'whole, without index (GC1) and with id "" (2025 captures), finish_reason stop after '
-        "tool calls (GC4), usage on that chunk (GC6), no chunk id, keys sorted "
+        "Gemini's OpenAI-compatible endpoint: the whole turn in one chunk, each call "
+        'whole, without index and with id "" (2025 captures), finish_reason stop after '
+        "tool calls, usage on that chunk, no chunk id, keys sorted "
         "(corpus: magentic).",
         claims=("gemini_openai_compat",),
     ),
@@ -156,9 +156,9 @@ PROFILES: tuple[Profile, ...] = (
         "gemini_openai_thinking",
         (*_GEMINI, "thought_signatures", {"kind": "functionless_entry", "variant": "gemini"}),
         "https://generativelanguage.googleapis.com/v1beta/openai",
-        "Gemini's OpenAI-compatible endpoint with a thinking model (§6): gemini_openai plus "
+        "Gemini's OpenAI-compatible endpoint with a thinking model: gemini_openai plus "
         "extra_content.google.thought_signature on each call and a signature-only entry "
-        "(GC3), on which ChatOpenAI raises AttributeError.",
+        ", on which ChatOpenAI raises AttributeError.",
     ),
     Profile(
         "groq",
@@ -172,7 +172,7 @@ PROFILES: tuple[Profile, ...] = (
             "groq_tool_use_failed",
         ),
         "https://api.groq.com/openai/v1",
-        "Groq (§10): each call whole in one delta, gpt-oss reasoning as reasoning+channel "
+        "Groq: each call whole in one delta, gpt-oss reasoning as reasoning+channel "
         "deltas, x_groq (request id and seed first; usage with timings at the finish), usage "
         "on the finish chunk only, and an error turn ends with event: error, code "
         "tool_use_failed and no [DONE] (corpus: pydantic-ai).",
@@ -182,7 +182,7 @@ PROFILES: tuple[Profile, ...] = (
         "kimi",
         ({"kind": "call_id_format", "style": "kimi"}, *_COMPAT),
         "https://api.moonshot.ai/v1",
-        "Kimi K2 (Moonshot; §14 vLLM and SGLang kimi_k2 parsers): call ids functions.<name>:<n> "
+        "Kimi K2 (Moonshot; vLLM and SGLang kimi_k2 parsers): call ids functions.<name>:<n> "
         "(sglang #9606, llxprt-code #712; n counts calls in the turn here, in the whole "
         "conversation on the real API).",
     ),
@@ -190,27 +190,27 @@ PROFILES: tuple[Profile, ...] = (
         "llamacpp",
         ("args_on_header", *_LLAMACPP),
         "http://127.0.0.1:8080/v1",
-        "llama.cpp server with --jinja (§15): the header delta carries name, id, type and the "
-        "first argument piece (L2); no usage chunk, no system fingerprint.",
+        "llama.cpp server with --jinja: the header delta carries name, id, type and the "
+        "first argument piece; no usage chunk, no system fingerprint.",
     ),
     Profile(
         "llamacpp_legacy",
         ("repeat_name", "id_in_function", *_LLAMACPP),
         "http://127.0.0.1:8080/v1",
-        "llama.cpp before #13800 (§15 L1): the name on every delta and the id nested in "
+        "llama.cpp before #13800: the name on every delta and the id nested in "
         "function, so ChatOpenAI doubles the name and loses the id.",
     ),
     Profile(
         "lmstudio",
         _LMSTUDIO,
         "http://127.0.0.1:1234/v1",
-        'LM Studio (§16 LS1): continuations with name "" (and id ""); no usage chunk.',
+        'LM Studio: continuations with name "" (and id ""); no usage chunk.',
     ),
     Profile(
         "lmstudio_trailing_entry",
         (*_LMSTUDIO, {"kind": "functionless_entry", "variant": "lmstudio"}),
         "http://127.0.0.1:1234/v1",
-        'LM Studio with the trailing {"id": "", "type": "function"} entry (§16 LS2), on which '
+        'LM Studio with the trailing {"id": "", "type": "function"} entry, on which '
         "ChatOpenAI raises AttributeError.",
     ),
     Profile(
@@ -227,7 +227,7 @@ PROFILES: tuple[Profile, ...] = (
             "finish_on_last_delta",
         ),
         "https://api.mistral.ai/v1",
-        "Mistral La Plateforme (§9): every call whole, all in one chunk with no index and no "
+        "Mistral La Plateforme: every call whole, all in one chunk with no index and no "
         "type, 9-character ids (M1; plan ids in that format pass unchanged), finish_reason "
         "and usage on that chunk, no usage elsewhere (corpus: magentic, openinference).",
         claims=("mistral",),
@@ -244,7 +244,7 @@ PROFILES: tuple[Profile, ...] = (
             {"kind": "role_on_every_delta", "tool_content": ""},
         ),
         "http://127.0.0.1:11434/v1",
-        "Ollama's OpenAI-compatible endpoint (§13): whole calls, role and content on every "
+        "Ollama's OpenAI-compatible endpoint: whole calls, role and content on every "
         'delta (content "" beside calls), reasoning deltas, no usage (corpus: activeagent, '
         "magentic; older servers also drop the index, OL1).",
         claims=("ollama",),
@@ -253,7 +253,7 @@ PROFILES: tuple[Profile, ...] = (
         "openrouter",
         _OPENROUTER,
         "https://openrouter.ai/api/v1",
-        "OpenRouter (§17): ': OPENROUTER PROCESSING' keep-alive comments (OR1), provider and "
+        "OpenRouter: ': OPENROUTER PROCESSING' keep-alive comments, provider and "
         "native_finish_reason fields, role and content on every delta, usage only on the "
         "final choices: [] chunk (corpus: activeagent, chatlas, magentic).",
         claims=("openrouter",),
@@ -263,20 +263,20 @@ PROFILES: tuple[Profile, ...] = (
         (*_OPENROUTER, "duplicate_finish"),
         "https://openrouter.ai/api/v1",
         "OpenRouter sending two terminal chunks with finish_reason, the second with usage "
-        '(§17 OR2): ChatOpenAI reports finish_reason "tool_callstool_calls".',
+        ': ChatOpenAI reports finish_reason "tool_callstool_calls".',
     ),
     Profile(
         "qwen",
         ("id_on_every_chunk", "type_on_every_chunk", *_COMPAT, "no_usage_chunk"),
         "https://dashscope.aliyuncs.com/compatible-mode/v1",
-        "Qwen on DashScope's compatible mode (§12 Q1): name and arguments in separate "
+        "Qwen on DashScope's compatible mode: name and arguments in separate "
         "chunks that repeat the id and type; langchain-core keeps one id.",
     ),
     Profile(
         "qwen_native",
         ("cumulative_args", "repeat_name", *_COMPAT, "no_usage_chunk"),
         "https://dashscope.aliyuncs.com/compatible-mode/v1",
-        "DashScope's native protocol forwarded as deltas (§12 Q2): each frame repeats the "
+        "DashScope's native protocol forwarded as deltas: each frame repeats the "
         "arguments so far and the name, so merged arguments nest and the name doubles.",
     ),
     Profile(
@@ -289,7 +289,7 @@ PROFILES: tuple[Profile, ...] = (
             *_LOCAL,
         ),
         "http://127.0.0.1:30000/v1",
-        'SGLang (§14): ids "0", "1" repeated on every chunk while every call uses index 0 '
+        'SGLang: ids "0", "1" repeated on every chunk while every call uses index 0 '
         "(lmdeploy #3412; calls stay apart only because the ids differ), finish_reason stop "
         "after tool calls (sglang #2877).",
     ),
@@ -297,21 +297,21 @@ PROFILES: tuple[Profile, ...] = (
         "vllm",
         ("repeat_name", "id_on_every_chunk", "type_on_every_chunk", *_LOCAL),
         "http://127.0.0.1:8000/v1",
-        "vLLM with a parser that repeats name and id on every chunk (§14 V2): ChatOpenAI "
-        "doubles the name; type on every entry (V4); no usage chunk.",
+        "vLLM with a parser that repeats name and id on every chunk: ChatOpenAI "
+        "doubles the name; type on every entry; no usage chunk.",
     ),
     Profile(
         "vllm_no_ids",
         ("missing_id", "null_continuation_fields", "whole_args", *_LOCAL),
         "http://127.0.0.1:8000/v1",
-        'vLLM sending "id": null (§14 V1): the name chunk, then the whole arguments; the '
+        'vLLM sending "id": null: the name chunk, then the whole arguments; the '
         "merged call has no id, so ToolNode cannot pair its result.",
     ),
     Profile(
         "vllm_harmony",
         ("id_on_every_chunk", "changing_id", "type_on_every_chunk", *_LOCAL),
         "http://127.0.0.1:8000/v1",
-        "vLLM's gpt-oss (harmony) path minting a new id mid-call (§14 V3): langchain-core "
+        "vLLM's gpt-oss (harmony) path minting a new id mid-call: langchain-core "
         "splits the call into a head and a nameless tail.",
     ),
     Profile(
@@ -339,7 +339,7 @@ PROFILES: tuple[Profile, ...] = (
             {"kind": "call_id_format", "style": "xai"},
         ),
         "https://api.x.ai/v1",
-        "xAI Grok (§20 X1): the whole turn in one chunk (role, every call whole, "
+        "xAI Grok: the whole turn in one chunk (role, every call whole, "
         "finish_reason, usage) (corpus: magentic).",
         claims=("xai",),
     ),

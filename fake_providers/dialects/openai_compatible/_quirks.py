@@ -3,7 +3,7 @@
 Each quirk is an ``openai_chat`` EVENTS quirk (a :class:`ChatEventQuirk`) that
 rewrites the finished chunks in :meth:`rewrite_events`; the dialect applies them
 lowest ``priority`` first, after the chunks are built. They only touch what
-QUIRKS.md and the corpus recordings show a server sending differently from
+public reports and the corpus recordings show a server sending differently from
 OpenAI in ways several servers share; the quirks of one server live in
 :mod:`~tooltape.fake_providers.dialects.openai_compatible._server_quirks` and the tool-call entry
 rewrites in :mod:`~tooltape.fake_providers.dialects.openai_compatible._call_quirks`.
@@ -59,7 +59,11 @@ class SortedKeys(ChatEventQuirk):
     """
 
     kind: Literal["sorted_keys"] = "sorted_keys"
-    cites: ClassVar[str] = "AZ1 §3 Azure OpenAI, §6 Gemini OpenAI-compatible (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Azure OpenAI, Gemini OpenAI-compatible (corpus)",
+        "https://github.com/AbanteAI/archive-old-cli-mentat/issues/429",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
     priority: ClassVar[int] = 100
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -85,7 +89,11 @@ class NoSystemFingerprint(ChatEventQuirk):
     """Leave out ``system_fingerprint`` (Mistral, Databricks, vLLM, Gemini compat; corpus)."""
 
     kind: Literal["no_system_fingerprint"] = "no_system_fingerprint"
-    cites: ClassVar[str] = "§9 Mistral, §6 Gemini compat, Databricks, OpenRouter (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Mistral, Gemini compat, Databricks, OpenRouter (corpus)",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
     priority: ClassVar[int] = 70
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -99,7 +107,10 @@ class NoChunkId(ChatEventQuirk):
     """Leave out the chunk's ``id`` (Gemini's OpenAI-compatible endpoint, corpus)."""
 
     kind: Literal["no_chunk_id"] = "no_chunk_id"
-    cites: ClassVar[str] = "§6 Gemini OpenAI-compatible (corpus: magentic recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Gemini OpenAI-compatible (corpus: magentic recordings)",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
     priority: ClassVar[int] = 70
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -121,7 +132,11 @@ class RoleOnEveryDelta(ChatEventQuirk):
     """
 
     kind: Literal["role_on_every_delta"] = "role_on_every_delta"
-    cites: ClassVar[str] = "§13 Ollama compat, §17 OpenRouter, Databricks (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Ollama compat, OpenRouter, Databricks (corpus)",
+        "https://github.com/openclaw/Tachikoma/pull/34",
+        "https://openrouter.ai/docs/api-reference/streaming",
+    )
     priority: ClassVar[int] = 20
     tool_content: Literal["", None] = None
     """The ``content`` beside tool calls: null (Databricks, OpenRouter) or ``""`` (Ollama)."""
@@ -156,7 +171,10 @@ class FinishDeltaFields(ChatEventQuirk):
     """Send the finish delta as ``{"content": "", "reasoning_content": null}`` (DeepSeek)."""
 
     kind: Literal["finish_delta_fields"] = "finish_delta_fields"
-    cites: ClassVar[str] = "§11 DeepSeek (corpus: chatlas recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "DeepSeek (corpus: chatlas recordings)",
+        "https://github.com/agno-agi/agno/issues/8879",
+    )
     priority: ClassVar[int] = 21
     reasoning_field: Literal["reasoning_content", "reasoning"] | None = "reasoning_content"
     """The reasoning key sent as null beside the empty content (``None``: none)."""
@@ -175,7 +193,10 @@ class ContentWithToolCalls(ChatEventQuirk):
     """Send ``content: null`` beside ``tool_calls`` in every tool-call delta (Mistral 2024)."""
 
     kind: Literal["content_with_tool_calls"] = "content_with_tool_calls"
-    cites: ClassVar[str] = "§9 Mistral (corpus: openinference recordings of 2024-08)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Mistral (corpus: openinference recordings of 2024-08)",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+    )
     priority: ClassVar[int] = 22
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -192,7 +213,7 @@ class ContentWithToolCalls(ChatEventQuirk):
 
 
 class UsagePlacement(ChatEventQuirk):
-    """Move ``usage`` from OpenAI's usage-only chunk to where a server sends it (X2, GC6).
+    """Move ``usage`` from OpenAI's usage-only chunk to where a server sends it.
 
     ``on="finish_chunk"``: the finish chunk carries it and no ``choices: []``
     chunk follows (DeepSeek, Groq, Mistral, Databricks). ``before``: what the
@@ -202,7 +223,11 @@ class UsagePlacement(ChatEventQuirk):
     """
 
     kind: Literal["usage_placement"] = "usage_placement"
-    cites: ClassVar[str] = "X2, GC6; DeepSeek, Groq, Mistral, OpenRouter, Databricks (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "DeepSeek, Groq, Mistral, OpenRouter, Databricks (corpus)",
+        "https://github.com/BerriAI/litellm/issues/17136",
+        "https://github.com/Routstr/routstr-core/pull/543",
+    )
     priority: ClassVar[int] = 30
     on: Literal["usage_chunk", "finish_chunk"] = "finish_chunk"
     """The chunk that carries the usage."""
@@ -235,7 +260,10 @@ class UsageChunkChoice(ChatEventQuirk):
     """Give the usage-only chunk a choice with an empty assistant delta (OpenRouter 2025)."""
 
     kind: Literal["usage_chunk_choice"] = "usage_chunk_choice"
-    cites: ClassVar[str] = "§17 OpenRouter (corpus: chatlas and activeagent recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenRouter (corpus: chatlas and activeagent recordings)",
+        "https://openrouter.ai/docs/api-reference/streaming",
+    )
     priority: ClassVar[int] = 32
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -259,7 +287,12 @@ class FinishOnLastDelta(ChatEventQuirk):
     """
 
     kind: Literal["finish_on_last_delta"] = "finish_on_last_delta"
-    cites: ClassVar[str] = "§9 Mistral, §17 OpenRouter (corpus), GC6"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Mistral, OpenRouter (corpus)",
+        "https://github.com/microsoft/semantic-kernel/issues/6316",
+        "https://openrouter.ai/docs/api-reference/streaming",
+        "https://github.com/Routstr/routstr-core/pull/543",
+    )
     priority: ClassVar[int] = 45
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -281,14 +314,18 @@ class FinishOnLastDelta(ChatEventQuirk):
 
 
 class OneChunkTurn(ChatEventQuirk):
-    """Send the whole turn as one chunk: role, calls, ``finish_reason``, ``usage`` (X1, GC1).
+    """Send the whole turn as one chunk: role, calls, ``finish_reason``, ``usage``.
 
     xAI and Gemini's compatible endpoint answer a tool-only turn with a single
     chunk (corpus); text and reasoning, if any, are joined into it.
     """
 
     kind: Literal["one_chunk_turn"] = "one_chunk_turn"
-    cites: ClassVar[str] = "X1 §20 xAI, GC1 §6 Gemini OpenAI-compatible (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "xAI, Gemini OpenAI-compatible (corpus)",
+        "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
+        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
+    )
     priority: ClassVar[int] = 46
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -321,10 +358,14 @@ class OneChunkTurn(ChatEventQuirk):
 
 
 class StopAfterToolCalls(ChatEventQuirk):
-    """End a turn with calls on ``finish_reason: "stop"``, not ``"tool_calls"`` (O1, GC4)."""
+    """End a turn with calls on ``finish_reason: "stop"``, not ``"tool_calls"``."""
 
     kind: Literal["stop_after_tool_calls"] = "stop_after_tool_calls"
-    cites: ClassVar[str] = "O1, GC4 Gemini compat, SGLang #2877, Ollama compat (corpus)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Gemini compat, SGLang #2877, Ollama compat (corpus)",
+        "https://github.com/vllm-project/vllm/pull/25054",
+        "https://github.com/open-webui/computer/issues/224",
+    )
     priority: ClassVar[int] = 50
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -337,7 +378,7 @@ class StopAfterToolCalls(ChatEventQuirk):
 
 
 class DuplicateFinish(ChatEventQuirk):
-    """Send two terminal chunks with ``finish_reason``, the second with the usage (OR2).
+    """Send two terminal chunks with ``finish_reason``, the second with the usage.
 
     ChatOpenAI concatenates the two: ``finish_reason`` becomes ``"tool_callstool_calls"``
     and ``model_name`` doubles. With ``second_reason="stop"`` the second chunk says
@@ -346,9 +387,11 @@ class DuplicateFinish(ChatEventQuirk):
     """
 
     kind: Literal["duplicate_finish"] = "duplicate_finish"
-    cites: ClassVar[str] = (
-        "OR2 §17 OpenRouter; langchain #38366, langchainjs #11054; "
-        "second_reason: ChatMock #114, SGLang #8417 (public reports, not in QUIRKS.md)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenRouter; second_reason: ChatMock #114, SGLang #8417 (public reports)",
+        "https://openrouter.ai/docs/api-reference/streaming",
+        "https://github.com/langchain-ai/langchain/issues/38366",
+        "https://github.com/langchain-ai/langchainjs/issues/11054",
     )
     priority: ClassVar[int] = 40
     second_reason: str | None = None
@@ -381,7 +424,7 @@ class EarlyFinishReason(ChatEventQuirk):
     """
 
     kind: Literal["early_finish_reason"] = "early_finish_reason"
-    cites: ClassVar[str] = "litellm #31634 (public report, not in QUIRKS.md)"
+    cites: ClassVar[tuple[str, ...]] = ("litellm #31634 (public report)",)
     priority: ClassVar[int] = 60  # after the quirks that move or repeat the finish chunk
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:

@@ -40,14 +40,14 @@ __all__ = [
 _Events = list[ProviderEvent]
 
 
-# --- Azure (§3) ------------------------------------------------------------------------
+# --- Azure -----------------------------------------------------------------------------
 
 _CATEGORIES = ("hate", "self_harm", "sexual", "violence")
 _SAFE = {name: {"filtered": False, "severity": "safe"} for name in _CATEGORIES}
 
 
 class AzureContentFilter(ChatEventQuirk):
-    """Azure's content-safety fields (AZ1, AZ3).
+    """Azure's content-safety fields.
 
     A first frame with ``choices: []``, a blank envelope and
     ``prompt_filter_results``; ``content_filter_results`` on every choice (``{}``
@@ -58,7 +58,11 @@ class AzureContentFilter(ChatEventQuirk):
     """
 
     kind: Literal["azure_content_filter"] = "azure_content_filter"
-    cites: ClassVar[str] = "AZ1, AZ3 §3 Azure OpenAI (corpus: crewAI recording)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Azure OpenAI (corpus: crewAI recording)",
+        "https://github.com/AbanteAI/archive-old-cli-mentat/issues/429",
+        "https://github.com/microsoft/semantic-kernel/issues/5240",
+    )
     priority: ClassVar[int] = 101
     prompt_annotations: bool = False
     """Name the first frame's list ``prompt_annotations`` (api-versions before 2023-06)."""
@@ -95,13 +99,17 @@ def _put(mapping: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
 
 
 class AzureAnnotationFrames(ChatEventQuirk):
-    """Add an asynchronous-filter annotation frame: a choice with no ``delta`` (AZ2).
+    """Add an asynchronous-filter annotation frame: a choice with no ``delta``.
 
     ChatOpenAI skips it; clients that read ``choices[0].delta`` crash.
     """
 
     kind: Literal["azure_annotation_frames"] = "azure_annotation_frames"
-    cites: ClassVar[str] = "AZ2 §3 Azure OpenAI asynchronous filter"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Azure OpenAI asynchronous filter",
+        "https://github.com/openai/openai-python/issues/1677",
+        "https://github.com/AbanteAI/archive-old-cli-mentat/issues/429",
+    )
     priority: ClassVar[int] = 102
     at: Literal["end", "middle"] = "end"
     """After the finish chunk (the usual place) or halfway through the deltas."""
@@ -122,11 +130,11 @@ class AzureAnnotationFrames(ChatEventQuirk):
         return insert_after(events, after, frame)
 
 
-# --- OpenRouter (§17) ------------------------------------------------------------------
+# --- OpenRouter ------------------------------------------------------------------------
 
 
 class OpenRouterFields(ChatEventQuirk):
-    """OpenRouter's additions (§17): ``provider`` and each choice's ``native_finish_reason``.
+    """OpenRouter's additions: ``provider`` and each choice's ``native_finish_reason``.
 
     ``native_finish_reason`` repeats ``finish_reason`` unless set: OR3's
     ``"max_tokens"`` behind a ``tool_calls`` finish. OpenRouter's own usage chunk
@@ -134,7 +142,11 @@ class OpenRouterFields(ChatEventQuirk):
     """
 
     kind: Literal["openrouter_fields"] = "openrouter_fields"
-    cites: ClassVar[str] = "§17 OpenRouter, OR3 (corpus: three recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenRouter, (corpus: three recordings)",
+        "https://openrouter.ai/docs/api-reference/streaming",
+        "https://github.com/latere-ai/pkg/releases/tag/v0.90.1",
+    )
     priority: ClassVar[int] = 35
     provider: str = "OpenAI"
     """The upstream named in every chunk."""
@@ -156,17 +168,20 @@ class OpenRouterFields(ChatEventQuirk):
         return events
 
 
-# --- Groq (§10) ------------------------------------------------------------------------
+# --- Groq ------------------------------------------------------------------------------
 
 
 class XGroq(ChatEventQuirk):
-    """Groq's ``x_groq`` object: request id and seed first, usage with timings at the finish (§10).
+    """Groq's ``x_groq`` object: request id and seed first, usage with timings at the finish (https://github.com/vercel/ai/pull/1653).
 
     The finish chunk carries the same usage as ``x_groq.usage`` and ``usage``.
     """
 
     kind: Literal["x_groq"] = "x_groq"
-    cites: ClassVar[str] = "§10 Groq (corpus: pydantic-ai recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Groq (corpus: pydantic-ai recordings)",
+        "https://github.com/vercel/ai/pull/1653",
+    )
     priority: ClassVar[int] = 36
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -198,7 +213,10 @@ class ReasoningChannel(ChatEventQuirk):
     """
 
     kind: Literal["reasoning_channel"] = "reasoning_channel"
-    cites: ClassVar[str] = "§10 Groq gpt-oss (corpus: pydantic-ai recordings)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Groq gpt-oss (corpus: pydantic-ai recordings)",
+        "https://github.com/vercel/ai/pull/1653",
+    )
     priority: ClassVar[int] = 20
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
@@ -226,7 +244,10 @@ class GroqToolUseFailed(ChatEventQuirk):
     """
 
     kind: Literal["groq_tool_use_failed"] = "groq_tool_use_failed"
-    cites: ClassVar[str] = "§10 Groq (corpus: pydantic-ai tool_use_failed recording)"
+    cites: ClassVar[tuple[str, ...]] = (
+        "Groq (corpus: pydantic-ai tool_use_failed recording)",
+        "https://github.com/vercel/ai/pull/1653",
+    )
     priority: ClassVar[int] = 80
     lossless: ClassVar[bool] = False
     message: str = (
@@ -266,7 +287,7 @@ class WriterChunks(ChatEventQuirk):
     """
 
     kind: Literal["writer_chunks"] = "writer_chunks"
-    cites: ClassVar[str] = "Writer palmyra-x4 (corpus: openllmetry recordings)"
+    cites: ClassVar[tuple[str, ...]] = ("Writer palmyra-x4 (corpus: openllmetry recordings)",)
     priority: ClassVar[int] = 90
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:

@@ -1,7 +1,7 @@
 """The OpenAI Responses API dialect (``/v1/responses``): SSE frames with ``event:`` lines.
 
 Rendering follows the event types, field sets and ordering of real OpenAI
-recordings (QUIRKS.md §2, ``../shared/corpus/openai``): ``response.created``,
+recordings (``tests/corpus/openai``): ``response.created``,
 ``response.in_progress``, then one output item each for the reasoning
 summary, the text before the calls, every call and the text after them
 (``output_item.added``, the item's deltas, its ``.done`` events), then
@@ -15,7 +15,8 @@ by :attr:`Fragment.call`: a call's first fragment opens its item (with the
 name, the ``call_id`` and, for ``whole_call``, the arguments), the others
 become ``function_call_arguments.delta`` events, and the item closes after
 its last fragment. So ``interleave_calls`` interleaves deltas of different
-``output_index`` (RS2), ``missing_id`` drops ``call_id`` from the items and
+``output_index`` (https://github.com/diegosouzapw/OmniRoute/pull/11144),
+``missing_id`` drops ``call_id`` from the items and
 ``cumulative_args`` repeats prefixes in the deltas while ``.done`` keeps the
 text a client should end with. Quirks this wire cannot express are refused
 (:mod:`tooltape.fake_providers.dialects.openai_responses._quirks`).

@@ -7,7 +7,7 @@ code: openai-python's SSE decoder and stream loop (``openai/_streaming.py``:
 ``_convert_responses_chunk_to_generation_chunk`` (1.7 and 1.8) with its default
 ``output_version``: which event yields a message, which yields tool-call
 chunks, and how ``index`` advances. Two rules of that function make the
-Responses quirks visible (QUIRKS RS1, RS2):
+Responses quirks visible (https://github.com/BerriAI/litellm/issues/27144, https://github.com/diegosouzapw/OmniRoute/pull/11144):
 
 * a function call yields tool-call chunks from ``output_item.added`` (name,
   ``call_id``, the item's ``arguments``) and from ``function_call_arguments.delta``

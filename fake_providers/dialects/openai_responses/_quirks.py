@@ -53,7 +53,7 @@ NOT_EXPRESSIBLE = {
 
 
 class NoArgumentDeltas(Quirk):
-    """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done`` (RS1).
+    """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done``.
 
     langchain-openai up to 1.7 reads function-call arguments from
     ``output_item.added`` and the deltas only, so every call merges with ``{}``
@@ -62,12 +62,15 @@ class NoArgumentDeltas(Quirk):
 
     kind: Literal["no_argument_deltas"] = "no_argument_deltas"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "RS1; codex-spark class models, litellm and sub2api bridges"
+    cites: ClassVar[tuple[str, ...]] = (
+        "codex-spark class models, litellm and sub2api bridges",
+        "https://github.com/BerriAI/litellm/issues/27144",
+    )
     lossless: ClassVar[bool] = False
 
 
 class OpenCallsFirst(Quirk):
-    """Open every function_call item before any of them receives arguments (RS2).
+    """Open every function_call item before any of them receives arguments.
 
     langchain-openai starts a new chunk index whenever ``output_index`` changes,
     so each call splits into a named call with ``{}`` arguments and a nameless,
@@ -76,16 +79,22 @@ class OpenCallsFirst(Quirk):
 
     kind: Literal["open_calls_first"] = "open_calls_first"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "RS2; OmniRoute dispatches, langchain #32562 and #34311"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OmniRoute dispatches, langchain #32562 and #34311",
+        "https://github.com/diegosouzapw/OmniRoute/pull/11144",
+    )
     lossless: ClassVar[bool] = False
 
 
 class ResponseFailed(Quirk):
-    """End an ``error`` finish with ``response.failed`` instead of an ``error`` event (RS3)."""
+    """End an ``error`` finish with ``response.failed`` instead of an ``error`` event."""
 
     kind: Literal["response_failed"] = "response_failed"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "RS3; OpenAI Responses streaming reference"
+    cites: ClassVar[tuple[str, ...]] = (
+        "OpenAI Responses streaming reference",
+        "https://platform.openai.com/docs/api-reference/responses-streaming",
+    )
 
 
 class EncryptedReasoning(Quirk):
@@ -97,7 +106,9 @@ class EncryptedReasoning(Quirk):
 
     kind: Literal["encrypted_reasoning"] = "encrypted_reasoning"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings"
+    cites: ClassVar[tuple[str, ...]] = (
+        "corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings",
+    )
 
 
 class NoSequenceNumber(Quirk):
@@ -105,7 +116,9 @@ class NoSequenceNumber(Quirk):
 
     kind: Literal["no_sequence_number"] = "no_sequence_number"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings"
+    cites: ClassVar[tuple[str, ...]] = (
+        "corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings",
+    )
 
 
 class ResponsesNoObfuscation(Quirk):
@@ -113,7 +126,7 @@ class ResponsesNoObfuscation(Quirk):
 
     kind: Literal["responses_no_obfuscation"] = "responses_no_obfuscation"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "corpus: DeepSeek and OpenRouter Responses recordings"
+    cites: ClassVar[tuple[str, ...]] = ("corpus: DeepSeek and OpenRouter Responses recordings",)
 
 
 class DataOnlyFrames(Quirk):
@@ -121,7 +134,10 @@ class DataOnlyFrames(Quirk):
 
     kind: Literal["responses_data_only"] = "responses_data_only"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "S3; corpus: OpenRouter /responses recording"
+    cites: ClassVar[tuple[str, ...]] = (
+        "corpus: OpenRouter /responses recording",
+        "https://platform.claude.com/docs/build-with-claude/streaming",
+    )
 
 
 class DoneSentinel(Quirk):
@@ -129,7 +145,10 @@ class DoneSentinel(Quirk):
 
     kind: Literal["responses_done_sentinel"] = "responses_done_sentinel"
     stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[str] = "S10; corpus: OpenRouter /responses recording"
+    cites: ClassVar[tuple[str, ...]] = (
+        "corpus: OpenRouter /responses recording",
+        "https://github.com/looplj/axonhub/pull/2259",
+    )
 
 
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (

@@ -1,7 +1,7 @@
 """Request validation for the Responses API: function calls and their outputs must pair up.
 
 The real API answers a broken ``input`` history with HTTP 400 and one of two
-texts (QUIRKS.md §H)::
+texts (public reports of the API's errors)::
 
     No tool output found for function call call_….
     No tool call found for function call output with call_id call_….
