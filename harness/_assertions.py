@@ -12,6 +12,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 from tooltape.harness._errors import HazardFound, MergeMismatch, TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
+from tooltape.harness._json_compare import json_equal, type_differences
 from tooltape.harness._lanes import draw_lanes
 from tooltape.harness._models import HazardKind, MergeResult, Plan, ToolCallDict
 from tooltape.harness._names import check_names
@@ -208,7 +209,7 @@ def assert_merge(
     got = normalize_calls(result, ignore_ids=ignore_ids)
     if isinstance(expected, Plan) and not ignore_ids:
         want = bind_numbered_ids(expected, want, got)
-    if got != want:
+    if not json_equal(got, want):
         raise MergeMismatch(_mismatch_message(want, got, result, stream, subject))
     allowed = _allowed(allow_hazards)
     found = [h for h in result.hazards if not allowed(h.kind)]
@@ -232,6 +233,7 @@ def _mismatch_message(
     parts = [
         f"merged tool calls differ from the expected calls (expected {len(want)}, got {len(got)})",
         describe_calls_diff(want, got),
+        *type_differences(want, got),
     ]
     if result.invalid_tool_calls:
         parts.append(
@@ -273,7 +275,7 @@ def first_divergence(
             got = normalize_calls(subject(_copy(prefix)), ignore_ids=ignore_ids)
         except Exception:
             return end - 1
-        if got != want:
+        if not json_equal(got, want):
             return end - 1
     return None
 

@@ -27,6 +27,7 @@ from tooltape.harness._counterexample import (
 )
 from tooltape.harness._errors import MergeMismatch
 from tooltape.harness._fragments import PlannedStream
+from tooltape.harness._json_compare import json_equal
 from tooltape.harness._merger_examples import library_examples
 from tooltape.harness._models import MergeResult, Plan, ToolCallDict
 from tooltape.harness._names import unknown_name
@@ -57,10 +58,14 @@ class _Judge:
             got = normalize_calls(self.fn(_copy(deltas)), ignore_ids=self.ignore_ids)
         except Exception as error:
             got = error
-        if got == want:
+        if not isinstance(got, BaseException) and json_equal(got, want):
             return None
         plan = reference.hazards and self.policy == "plan"
-        if plan and got == normalize_calls(stream.plan, ignore_ids=self.ignore_ids):
+        if (
+            plan
+            and not isinstance(got, BaseException)
+            and json_equal(got, normalize_calls(stream.plan, ignore_ids=self.ignore_ids))
+        ):
             return None
         return Counterexample(
             stream, self.fn, want, got, reference.hazards, found_by, self.ignore_ids, self.policy

@@ -18,6 +18,15 @@ from tooltape.harness._assertions import (
     normalize_calls,
 )
 from tooltape.harness._fragments import PlannedStream
+from tooltape.harness._hazards import _validity
+from tooltape.harness._json_compare import (
+    first_difference,
+    first_leaf_difference,
+    json_equal,
+    json_type,
+    type_differences,
+    typed_repr,
+)
 from tooltape.harness._lanes import draw_lanes
 from tooltape.harness._models import Hazard, HazardKind, ToolCallDict
 from tooltape.harness._reference import reference_merge
@@ -80,8 +89,10 @@ class Counterexample:
 
     def fails_the_same_way(self, deltas: list[Any]) -> bool:
         """Whether the merger disagrees with the reference on ``deltas`` exactly as here."""
-        got = type(self.got) if isinstance(self.got, BaseException) else self.got
-        return self.outcome(deltas) == (self.expected, got)
+        expected, got = self.outcome(deltas)
+        if isinstance(self.got, BaseException):
+            return got is type(self.got) and json_equal(expected, self.expected)
+        return json_equal(expected, self.expected) and json_equal(got, self.got)
 
     def snippet(self) -> str:
         """Python code that rebuilds the stream and repeats the failing comparison."""
@@ -93,25 +104,107 @@ def _phrase(hazards: tuple[Hazard, ...]) -> str:
     return " and ".join(_DOES[k] for k in kinds) + f" ({', '.join(kinds)})"
 
 
+def _value(value: Any, other: Any) -> str:
+    if json_type(value) != json_type(other) or (value == other and not json_equal(value, other)):
+        return typed_repr(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _call_label(position: int, *calls: Any) -> str:
+    ids = [call.get("id") for call in calls if isinstance(call, dict)]
+    call_id = next((i for i in ids if i), None)
+    return f"call {position} ({call_id})" if call_id else f"call {position}"
+
+
+def _difference(found: Counterexample) -> tuple[int | None, str, str]:
+    """The first difference as ``(position, field, sentence)``; position ``None`` for a raise."""
+    if isinstance(found.got, BaseException):
+        return None, "", f"the merger raised {type(found.got).__name__}"
+    difference = first_difference(found.expected, found.got)
+    if difference is None:  # cannot happen for a real counterexample; say so plainly
+        return None, "", "the merger's calls differ from langchain-core's"
+    position, field, want, got = difference
+    if field == "call" and got is None:
+        return (
+            position,
+            field,
+            (
+                f"{_call_label(position, want)} {want['name']!r} is missing from the merger's "
+                f"calls ({len(found.got)} against langchain-core's {len(found.expected)})"
+            ),
+        )
+    if field == "call":
+        return (
+            position,
+            field,
+            (
+                f"the merger returns an extra {_call_label(position, got)} {got.get('name')!r} "
+                f"({len(found.got)} calls against langchain-core's {len(found.expected)})"
+            ),
+        )
+    label = _call_label(position, found.expected[position], found.got[position])
+    where, want, got = first_leaf_difference(want, got, field)
+    return (
+        position,
+        field,
+        (
+            f"{label} {where}: {_value(got, want)} from the merger, "
+            f"{_value(want, got)} from langchain-core"
+        ),
+    )
+
+
+def _concerned(found: Counterexample, position: int | None, field: str) -> tuple[Hazard, ...]:
+    """The reference's hazards that concern the call where the merger differs."""
+    if position is None:
+        return found.hazards
+    chunks = reference_merge(found.stream.deltas()).chunks
+    valid = [n for n, ok in enumerate(_validity(chunks)) if ok]
+    target = valid[position] if position < len(valid) else None
+    ids = {
+        call.get("id")
+        for calls in (found.expected, found.got)
+        if isinstance(calls, list) and position < len(calls)
+        for call in [calls[position]]
+    } - {None, ""}
+
+    def concerns(hazard: Hazard) -> bool:
+        if hazard.position is None or (hazard.call_id and hazard.call_id in ids):
+            return True
+        if field == "call":  # a call too many or too few: a dropped or split call may explain it
+            return hazard.position not in valid or target is None or hazard.position >= target
+        return hazard.position == target
+
+    return tuple(h for h in found.hazards if concerns(h))
+
+
 def _headline(found: Counterexample) -> str:
     stream = found.stream
     shape = (
         f"{len(stream.messages)} message(s) from {len(stream.plan.calls)} planned call(s)"
         f", found by {found.found_by}"
     )
+    position, field, what = _difference(found)
     if found.unambiguous:
         return (
-            f"the merger disagrees with langchain-core on a stream of {shape}; langchain-core's "
-            "merge of it has no hazard, so the difference is the merger's"
+            f"the merger disagrees with langchain-core: {what}; on a stream of {shape}; "
+            "langchain-core's merge of it has no hazard, so the difference is the merger's"
         )
+    concerned = _concerned(found, position, field)
+    if not concerned:
+        kinds = ", ".join(dict.fromkeys(h.kind for h in found.hazards))
+        where = (
+            f"on a stream of {shape}; langchain-core's merge has hazards ({kinds}), "
+            "but not on this call"
+        )
+    else:
+        where = f"where langchain-core {_phrase(concerned)}; a stream of {shape}"
     if found.on_reference_hazard == "plan":
-        return (
-            "the merger returns neither langchain-core's calls nor the plan's on a stream where "
-            f"langchain-core {_phrase(found.hazards)}; a stream of {shape}"
-        )
+        return f"the merger returns neither langchain-core's calls nor the plan's: {what}; {where}"
     return (
-        f"your merger differs from langchain-core where langchain-core {_phrase(found.hazards)}; "
-        f"a stream of {shape}. langchain-core may be the one losing data here: "
+        f"your merger differs from langchain-core: {what}; {where}. "
+        "langchain-core may be the one losing data here: "
         "check_merger(on_reference_hazard='plan') also accepts the plan's calls on such "
         "streams, 'ignore' accepts anything"
     )
@@ -143,6 +236,7 @@ def describe_counterexample(found: Counterexample) -> str:
         lines.append(
             describe_calls_diff(found.expected, found.got).replace("+++ merged", "+++ subject")
         )
+        lines += type_differences(found.expected, found.got)
     lines += ["", "reproduce:", *("    " + line for line in found.snippet().splitlines())]
     return "\n".join(lines)
 
@@ -161,13 +255,20 @@ def _snippet(found: Counterexample) -> str:
     plan = stream.plan.model_dump(mode="json", exclude_defaults=True)
     quirks = [q.model_dump(mode="json") for q in stream.quirks]
     ids = found.ignore_ids
-    compare = "assert got == expected"
+    # JSON text, not ``==``: 1, 1.0 and true are different arguments
+    compare = "assert dumps(got) == dumps(expected)"
     if found.hazards and found.on_reference_hazard == "plan":
-        compare = f"assert got in (expected, normalize_calls(plan, ignore_ids={ids}))"
+        compare = (
+            f"assert dumps(got) in (dumps(expected), dumps(normalize_calls(plan, "
+            f"ignore_ids={ids})))"
+        )
     return "\n".join(
         [
             "from tooltape.harness import Plan, normalize_calls, parse_quirk, reference_merge",
             "from tooltape.harness import stream_plan",
+            "from functools import partial",
+            "from json import dumps as _dumps",
+            "dumps = partial(_dumps, sort_keys=True)",
             _merger_import(found.merger),
             f"plan = Plan.model_validate({plan!r})",
             f"quirks = [parse_quirk(q) for q in {quirks!r}]",

@@ -46,9 +46,8 @@ def test_an_unambiguous_disagreement_says_it_is_the_mergers():
 
 def test_a_disagreement_on_a_hazard_stream_is_labelled_with_the_hazards():
     text = _failure(ignores_message_boundaries, max_examples=20)
-    assert text.startswith(
-        "tooltape: your merger differs from langchain-core where langchain-core "
-    )
+    assert text.startswith("tooltape: your merger differs from langchain-core: call 0")
+    assert "; where langchain-core " in text.splitlines()[0]
     assert "reference hazards:\n  none" not in text
     labels = text.split("reference hazards:\n", 1)[1].split("\nquirks:")[0].splitlines()
     assert labels and all(line.split()[0] in text.splitlines()[0] for line in labels)
