@@ -18,7 +18,8 @@ MEANINGS = {
     "differs": "merged calls differ from the reference's, or from the plan",
     "crashes": "the subject raised while streaming",
     "n/a": "the dialect cannot say the scenario's quirks",
-    "unexpected": "not what matrix_expectations.yaml expects (fails the run)",
+    "unexpected": "not what matrix_expectations.yaml expects, or langchain-core not as "
+    "reference_outcomes.yaml pins it (fails the run)",
 }
 
 SUBJECT_KEYS = {

@@ -194,14 +194,14 @@ def _progress_lines(scenarios: int, dialects: int) -> Callable[[Any], None]:
 
 
 def _run_with_progress(
-    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any
+    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any, pins: Any
 ) -> Any:
     from tooltape.plugin.cli.matrix_run import run_matrix
 
     err = Console(stderr=True)
     if not err.is_terminal:
         lines = _progress_lines(len(scenarios), len(dialects))
-        return run_matrix(scenarios, dialects, adapters, expect, progress=lines)
+        return run_matrix(scenarios, dialects, adapters, expect, progress=lines, pins=pins)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(
         *columns, TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal
@@ -211,7 +211,41 @@ def _run_with_progress(
         def advance(cell: Any) -> None:
             progress.update(task, advance=1, description=f"{cell.scenario.name} x {cell.dialect}")
 
-        return run_matrix(scenarios, dialects, adapters, expect, progress=advance)
+        return run_matrix(scenarios, dialects, adapters, expect, progress=advance, pins=pins)
+
+
+def _load_pins(path: Path | None, updating: bool) -> Any:
+    """The pinned reference outcomes (``None`` when updating a file that does not exist yet)."""
+    from tooltape.fake_providers import dialect_names
+    from tooltape.plugin.cli.reference_pins import (
+        bundled_reference_path,
+        check_pinned_names,
+        load_reference_pins,
+    )
+
+    if updating and not (path or bundled_reference_path()).exists():
+        return None
+    pins = load_reference_pins(path)
+    from tooltape.cassettes import bundled_scenarios
+
+    check_pinned_names(pins, [s.name for s in bundled_scenarios()], dialect_names(profiles=True))
+    return pins
+
+
+def _write_pins(cells: list[Any], previous: Any, path: Path | None) -> None:
+    from tooltape.plugin.cli.reference_pins import (
+        bundled_reference_path,
+        installed_langchain_core,
+        updated_reference,
+    )
+
+    target = path or bundled_reference_path()
+    target.write_text(updated_reference(cells, previous), encoding="utf-8")
+    click.echo(
+        f"tooltape matrix: pinned langchain-core {installed_langchain_core()}'s outcome in "
+        f"{len(cells)} cells in {target}",
+        err=True,
+    )
 
 
 @click.command(context_settings=CONTEXT)
@@ -228,6 +262,17 @@ def _run_with_progress(
     help="Known outcomes (default: the bundled matrix_expectations.yaml).",
 )
 @click.option("--pin", is_flag=True, help="Print YAML entries that would pin the unexpected.")
+@click.option(
+    "--reference",
+    "reference",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="langchain-core's pinned outcomes (default: the bundled reference_outcomes.yaml).",
+)
+@click.option(
+    "--update-reference",
+    is_flag=True,
+    help="Pin the installed langchain-core's outcome in the cells run (writes --reference).",
+)
 def matrix(
     adapters: tuple[str, ...],
     scenarios: tuple[str, ...],
@@ -238,13 +283,18 @@ def matrix(
     grid: bool,
     expectations: Path | None,
     pin: bool,
+    reference: Path | None,
+    update_reference: bool,
 ) -> int:
     """Run every bundled scenario x dialect through the reference and each installed adapter.
 
     Each subject's merged calls are compared with langchain-core's merge of what
     the dialect's adapter yields (and with the plan when the scenario is
     lossless): pass, hazard (passes, but the reference has hazards), differs, or
-    crashes. Exits 1 when a result is not what the expectations file says.
+    crashes. Exits 1 when a result is not what the expectations file says, or
+    when langchain-core's own outcome in a cell (calls, invalid calls, hazard
+    kinds and counts) is not the one reference_outcomes.yaml pins;
+    --update-reference pins the installed release's instead.
 
     \b
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,
@@ -257,6 +307,7 @@ def matrix(
       tooltape matrix --dialects openai_chat,anthropic_messages --grid
       tooltape matrix --adapters reference,langchain-openai --dialects openai_chat --html m.html
       tooltape matrix --tag truncation --json > matrix.json
+      tooltape matrix --adapters reference --update-reference --reference pins.yaml
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.plugin.cli.adapters import adapter_names
     from tooltape.plugin.cli.expect import load_expectations, pinned_entries
@@ -268,9 +319,14 @@ def matrix(
 
     expect = load_expectations(expectations)
     expect.check_names([s.name for s in bundled_scenarios()], adapter_names())
+    pins = _load_pins(reference, update_reference)
     started = time.perf_counter()
-    cells = _run_with_progress(pool, chosen_dialects, chosen_adapters, expect)
+    cells = _run_with_progress(
+        pool, chosen_dialects, chosen_adapters, expect, None if update_reference else pins
+    )
     elapsed = time.perf_counter() - started
+    if update_reference:
+        _write_pins(cells, pins, reference)
     unexpected = [(c, r) for c in cells for r in c.unexpected]
     if html is not None:
         from tooltape.plugin.cli.html import matrix_page

@@ -49,6 +49,7 @@ from tooltape.harness import (
 )
 from tooltape.plugin.cli.adapters import Adapter, Merged, adapters
 from tooltape.plugin.cli.expect import Expectations
+from tooltape.plugin.cli.reference_pins import ReferencePins
 
 __all__ = ["Cell", "Result", "is_lossless", "run_matrix", "subjects_for"]
 
@@ -359,14 +360,29 @@ def _staged(needs_server: bool) -> Iterator[_Stage]:
         yield _Stage(stack, needs_server)
 
 
+def _judge_reference(cell: Cell, pins: ReferencePins) -> None:
+    """Hold the reference row to its pinned outcome: any change makes it unexpected."""
+    why = pins.judge(cell)
+    if why is None:
+        return
+    if not cell.results or cell.results[0].adapter != "reference":
+        cell.results.insert(0, Result("reference", "n/a"))  # skipped now, pinned otherwise
+    cell.results[0].expected, cell.results[0].reason = False, why
+
+
 def run_matrix(
     scenarios: Sequence[Scenario],
     dialects: Sequence[str],
     adapters: Sequence[str] | None,
     expectations: Expectations,
     progress: Callable[[Cell], None] = lambda cell: None,
+    pins: ReferencePins | None = None,
 ) -> list[Cell]:
-    """Run every scenario x dialect cell; judge each result against ``expectations``."""
+    """Run every scenario x dialect cell; judge each result against ``expectations``.
+
+    With ``pins``, the reference row (langchain-core) is also held to its pinned
+    outcome in every cell, lossy ones included.
+    """
     resolved = [get_dialect(name) for name in dialects]
     subjects = {d.name: subjects_for(d, adapters) for d in resolved}
     needs_server = any(a.transport == "server" for group in subjects.values() for a in group)
@@ -386,6 +402,8 @@ def run_matrix(
                         result.adapter, cell.dialect, scenario.name, result.status, result.error
                     )
                     result.expected, result.reason = verdict.expected, verdict.reason
+                if pins is not None:
+                    _judge_reference(cell, pins)
                 cells.append(cell)
                 progress(cell)
     return cells
