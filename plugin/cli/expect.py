@@ -57,7 +57,7 @@ class Expectation(BaseModel):
     """The scenarios it covers, by name."""
     dialects: tuple[str, ...] | None = None
     """The dialects it covers; ``None``: every dialect the adapter runs on."""
-    outcome: Literal["differs", "crashes"]
+    outcome: Literal["differs", "crashes", "hangs", "memory"]
     """What the subject does there."""
     error: str | None = None
     """For ``crashes``: the exception's type name, when it matters."""

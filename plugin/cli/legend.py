@@ -10,13 +10,23 @@ from collections.abc import Iterable
 
 __all__ = ["MEANINGS", "SUBJECT_KEYS", "SYMBOLS", "subject_key", "subject_legend"]
 
-SYMBOLS = {"pass": "✓", "hazard": "!", "differs": "≠", "crashes": "✗", "n/a": "·"}
+SYMBOLS = {
+    "pass": "✓",
+    "hazard": "!",
+    "differs": "≠",
+    "crashes": "✗",
+    "hangs": "⧗",
+    "memory": "M",
+    "n/a": "·",
+}
 
 MEANINGS = {
     "pass": "merged calls equal the reference's (and the plan's when the scenario is lossless)",
     "hazard": "passes, but the reference (langchain-core) reports hazards in the stream",
     "differs": "merged calls differ from the reference's, or from the plan",
     "crashes": "the subject raised while streaming",
+    "hangs": "the subject ran past the cell's time limit (--cell-timeout); the run went on",
+    "memory": "the subject grew the process past the cell's memory bound (--cell-memory)",
     "n/a": "the dialect cannot say the scenario's quirks",
     "unexpected": "not what matrix_expectations.yaml expects, or langchain-core not as "
     "reference_outcomes.yaml pins it (fails the run)",

@@ -33,6 +33,8 @@ STYLES = {
     "hazard": "yellow",
     "differs": "magenta",
     "crashes": "red",
+    "hangs": "red",
+    "memory": "red",
     "n/a": "dim",
 }
 
@@ -106,12 +108,13 @@ def _summary_table(cells: list[Any], dialects: list[str]) -> Table:
     table = Table(title="tooltape matrix: results per dialect and subject")
     table.add_column("dialect")
     table.add_column("subject")
-    for status in ("pass", "hazard", "differs", "crashes", "unexpected"):
+    shown = ("pass", "hazard", "differs", "crashes", "hangs", "memory")
+    for status in (*shown, "unexpected"):
         table.add_column(status, justify="right", style=STYLES.get(status, "bold red"))
     for dialect in dialects:
         for (name, adapter), counter in counts.items():
             if name == dialect:
-                values = [str(counter[s] or "") for s in ("pass", "hazard", "differs", "crashes")]
+                values = [str(counter[s] or "") for s in shown]
                 table.add_row(dialect, adapter, *values, str(counter["unexpected"] or ""))
     return table
 
@@ -194,14 +197,14 @@ def _progress_lines(scenarios: int, dialects: int) -> Callable[[Any], None]:
 
 
 def _run_with_progress(
-    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any, pins: Any
+    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any, **options: Any
 ) -> Any:
     from tooltape.plugin.cli.matrix_run import run_matrix
 
     err = Console(stderr=True)
     if not err.is_terminal:
         lines = _progress_lines(len(scenarios), len(dialects))
-        return run_matrix(scenarios, dialects, adapters, expect, progress=lines, pins=pins)
+        return run_matrix(scenarios, dialects, adapters, expect, progress=lines, **options)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(
         *columns, TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal
@@ -211,7 +214,7 @@ def _run_with_progress(
         def advance(cell: Any) -> None:
             progress.update(task, advance=1, description=f"{cell.scenario.name} x {cell.dialect}")
 
-        return run_matrix(scenarios, dialects, adapters, expect, progress=advance, pins=pins)
+        return run_matrix(scenarios, dialects, adapters, expect, progress=advance, **options)
 
 
 def _load_pins(path: Path | None, updating: bool) -> Any:
@@ -273,6 +276,20 @@ def _write_pins(cells: list[Any], previous: Any, path: Path | None) -> None:
     is_flag=True,
     help="Pin the installed langchain-core's outcome in the cells run (writes --reference).",
 )
+@click.option(
+    "--cell-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="Seconds a subject may take over one cell before it is reported as hangs (0: none).",
+)
+@click.option(
+    "--cell-memory",
+    type=click.FloatRange(min=0),
+    default=1024.0,
+    show_default=True,
+    help="MiB a subject may grow the process by over one cell: else memory (0: no bound).",
+)
 def matrix(
     adapters: tuple[str, ...],
     scenarios: tuple[str, ...],
@@ -285,13 +302,17 @@ def matrix(
     pin: bool,
     reference: Path | None,
     update_reference: bool,
+    cell_timeout: float,
+    cell_memory: float,
 ) -> int:
     """Run every bundled scenario x dialect through the reference and each installed adapter.
 
     Each subject's merged calls are compared with langchain-core's merge of what
     the dialect's adapter yields (and with the plan when the scenario is
-    lossless): pass, hazard (passes, but the reference has hazards), differs, or
-    crashes. Exits 1 when a result is not what the expectations file says, or
+    lossless): pass, hazard (passes, but the reference has hazards), differs,
+    crashes, or hangs / memory (past --cell-timeout or --cell-memory: reported
+    with the scenario, and the run goes on). Exits 1 when a result is not what
+    the expectations file says, or
     when langchain-core's own outcome in a cell (calls, invalid calls, hazard
     kinds and counts) is not the one reference_outcomes.yaml pins;
     --update-reference pins the installed release's instead.
@@ -322,7 +343,13 @@ def matrix(
     pins = _load_pins(reference, update_reference)
     started = time.perf_counter()
     cells = _run_with_progress(
-        pool, chosen_dialects, chosen_adapters, expect, None if update_reference else pins
+        pool,
+        chosen_dialects,
+        chosen_adapters,
+        expect,
+        pins=None if update_reference else pins,
+        cell_timeout=cell_timeout or None,
+        cell_memory=cell_memory or None,
     )
     elapsed = time.perf_counter() - started
     if update_reference:
@@ -334,7 +361,7 @@ def matrix(
         html.write_text(matrix_page(cells, chosen_dialects, elapsed), encoding="utf-8")
     if pin:
         rows = [(r.adapter, c.dialect, c.scenario.name, r.status, r.error) for c, r in unexpected]
-        rows = [row for row in rows if row[3] in ("differs", "crashes")]
+        rows = [row for row in rows if row[3] in ("differs", "crashes", "hangs", "memory")]
         text = yaml.safe_dump(
             {"expectations": pinned_entries(rows)},
             sort_keys=False,

@@ -47,17 +47,26 @@ from tooltape.harness import (
     draw_lanes,
     reference_merge,
 )
+from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
 from tooltape.plugin.cli.adapters import Adapter, Merged, adapters
 from tooltape.plugin.cli.expect import Expectations
 from tooltape.plugin.cli.reference_pins import ReferencePins
 
-__all__ = ["Cell", "Result", "is_lossless", "run_matrix", "subjects_for"]
+__all__ = [
+    "DEFAULT_CELL_MEMORY",
+    "DEFAULT_CELL_TIMEOUT",
+    "Cell",
+    "Result",
+    "is_lossless",
+    "run_matrix",
+    "subjects_for",
+]
 
 _UUID4 = re.compile(
     r"^[0-9a-f]{8}(-?)[0-9a-f]{4}(?:\1)4[0-9a-f]{3}\1[89ab][0-9a-f]{3}\1[0-9a-f]{12}$"
 )
 """A uuid4, with dashes or as ``.hex`` (ChatMistralAI's)."""
-_RANK = {"n/a": 0, "pass": 1, "hazard": 2, "differs": 3, "crashes": 4}
+_RANK = {"n/a": 0, "pass": 1, "hazard": 2, "differs": 3, "crashes": 4, "memory": 5, "hangs": 6}
 
 
 @dataclass
@@ -66,7 +75,7 @@ class Result:
 
     adapter: str
     status: str
-    """``pass``, ``hazard``, ``differs``, ``crashes`` or ``n/a``."""
+    """``pass``, ``hazard``, ``differs``, ``crashes``, ``hangs``, ``memory`` or ``n/a``."""
     detail: str = ""
     """The diff, or ``Type: message`` for a crash."""
     error: str | None = None
@@ -221,6 +230,10 @@ class _Stage:
             self.server_url = stack.enter_context(serve_in_thread(self.app))
         self.clients: dict[tuple[int, str], Any] = {}
         self.providers: dict[tuple[str, str], FakeProvider] = {}
+        self.seconds: float | None = DEFAULT_CELL_TIMEOUT
+        """Each subject's time limit per cell (``None``: none)."""
+        self.megabytes: float | None = DEFAULT_CELL_MEMORY
+        """How far each subject may grow the process's memory per cell (``None``: no bound)."""
 
     def serve(self, adapter: Adapter, dialect: Dialect, wire: Wire) -> FakeProvider:
         provider = self._provider(adapter.transport, dialect).stream(wire)
@@ -293,7 +306,12 @@ def _run_subject(
         try:
             client = stage.client(adapter, dialect)
             stage.serve(adapter, dialect, wire)
-            got = adapter.run(client, cell.scenario.plan)
+            with bounded(stage.seconds, stage.megabytes):
+                got = adapter.run(client, cell.scenario.plan)
+        except CellHangs as error:
+            result = Result(adapter.name, "hangs", f"{cell.scenario.name}: {error}", "CellHangs")
+        except CellMemory as error:
+            result = Result(adapter.name, "memory", f"{cell.scenario.name}: {error}", "CellMemory")
         except Exception as error:
             result = Result(adapter.name, "crashes", _short(error), type(error).__name__)
         else:
@@ -345,6 +363,11 @@ def _prepared(scenario: Scenario, dialect: Dialect) -> tuple[Cell, Wire | None]:
     return cell, rendering.wire
 
 
+DEFAULT_CELL_TIMEOUT = 5.0
+"""Seconds a subject may take over one cell before it is reported as ``hangs``."""
+DEFAULT_CELL_MEMORY = 1024.0
+"""MiB a subject may grow the process by over one cell before it is reported as ``memory``."""
+
 _PREPARED_AHEAD = 64
 """Cells rendered, parsed and merged before their subjects stream them.
 
@@ -377,11 +400,15 @@ def run_matrix(
     expectations: Expectations,
     progress: Callable[[Cell], None] = lambda cell: None,
     pins: ReferencePins | None = None,
+    cell_timeout: float | None = DEFAULT_CELL_TIMEOUT,
+    cell_memory: float | None = DEFAULT_CELL_MEMORY,
 ) -> list[Cell]:
     """Run every scenario x dialect cell; judge each result against ``expectations``.
 
     With ``pins``, the reference row (langchain-core) is also held to its pinned
-    outcome in every cell, lossy ones included.
+    outcome in every cell, lossy ones included. Each subject runs each cell under
+    ``cell_timeout`` seconds and ``cell_memory`` MiB of growth (``None``: unbounded);
+    one that exceeds either is ``hangs`` or ``memory`` there, and the run goes on.
     """
     resolved = [get_dialect(name) for name in dialects]
     subjects = {d.name: subjects_for(d, adapters) for d in resolved}
@@ -389,6 +416,7 @@ def run_matrix(
     pairs = [(scenario, dialect) for scenario in scenarios for dialect in resolved]
     cells = []
     with _staged(needs_server) as stage:
+        stage.seconds, stage.megabytes = cell_timeout, cell_memory
         for start in range(0, len(pairs), _PREPARED_AHEAD):
             block = pairs[start : start + _PREPARED_AHEAD]
             prepared = [_prepared(scenario, dialect) for scenario, dialect in block]
