@@ -21,10 +21,9 @@ from typing import Any
 from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
 from tooltape.cassettes._frames import _SSE_LINE, Framing, split_frames
 from tooltape.fake_providers import decode_sse
-from tooltape.fake_providers._sse import frame_data, plain_data_frames
 from tooltape.harness._json_text import loads
 
-__all__ = ["BodyEvent", "BodyReading", "read_body", "read_events"]
+__all__ = ["BodyEvent", "read_events"]
 
 
 @dataclass(frozen=True, slots=True)  # a recording can hold millions
@@ -53,19 +52,6 @@ class BodyEvent:
             "data": self.data,
             "dispatched": self.dispatched,
         }
-
-
-@dataclass(frozen=True)
-class BodyReading:
-    """The events of a body, and what a client's SSE decoder dispatches when that is plain."""
-
-    events: list[BodyEvent]
-    """Every framed event, checked."""
-    plain_data: list[Any] | None = None
-    """The decoded JSON of each event up to the ``[DONE]`` sentinel, when every frame up to
-    it is one ``data:`` line and its blank line (no ``event:``, ``id:``, comment, CR,
-    byte-order mark or unterminated tail): then every SSE client dispatches exactly these
-    payloads, and a dialect can read them instead of decoding the bytes again. Else ``None``."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +115,8 @@ def _plain_data(text: str) -> str | None:
         and text.count("\n") == 2
         and "\r" not in text
     ):
-        return frame_data(text[:-2])
+        line = text[:-2]
+        return line[6:] if line[5:6] == " " else line[5:]
     return None
 
 
@@ -144,10 +131,8 @@ def _decoded_first(text: str) -> tuple[str, str | None] | None:
     return (decoded[0].data, decoded[0].event) if decoded else None
 
 
-def _sse(frames: list[bytes], here: _Where) -> BodyReading:
+def _sse(frames: list[bytes], here: _Where) -> list[BodyEvent]:
     events, position = [], 0
-    plain: list[Any] | None = []  # the decoded data, while every frame so far is plain
-    ended = False  # a plain end sentinel was read: later frames reach no client
     for number, frame in enumerate(frames):
         start, position = position, position + len(frame)
         last = number == len(frames) - 1
@@ -157,13 +142,10 @@ def _sse(frames: list[bytes], here: _Where) -> BodyReading:
         except UnicodeDecodeError:
             if last and here.aborted:
                 events.append(BodyEvent(number, start, position, "cut", None, False))
-                plain = plain if ended else None
                 continue
             raise here.fail(number, f"not UTF-8 text: {_excerpt(frame)}") from None
         data = _plain_data(text)
         dispatched = (data, None) if data is not None else _decoded_first(text)
-        if data is None and not ended:
-            plain = None
         cut = not terminated and here.aborted
         if dispatched is None:
             kind = "cut" if cut else "comment"
@@ -173,46 +155,11 @@ def _sse(frames: list[bytes], here: _Where) -> BodyReading:
         data_ok = True
         if payload.strip() != "[DONE]":
             payload, data_ok = _json(payload, number, here, cut_ok=cut)
-            if plain is not None and not ended:
-                plain.append(payload)
-        elif plain is not None and not ended:
-            # Clients stop at data starting with the sentinel; other spacing is theirs to fail on.
-            ended = payload.startswith("[DONE]")
-            plain = plain if ended else None
         kind = event or _kind(payload, "[DONE]" if payload == "[DONE]" else "data")
         events.append(BodyEvent(number, start, position, kind, payload, terminated and data_ok))
     if frames and all(e.kind in ("comment", "cut") for e in events):
         raise here.fail(None, f"the body is not server-sent events: {_excerpt(frames[0])}")
-    return BodyReading(events, plain)
-
-
-def _plain_sse(body: bytes) -> BodyReading | None:
-    """:func:`_sse` of the common body, in one pass; ``None`` for any other body.
-
-    The common body is ASCII (offsets in the text are byte offsets), LF only, and
-    each event one ``data:`` line with JSON data and a blank line, up to one final
-    ``[DONE]``. Anything else (and any event that is not JSON, whose error names it)
-    is read frame by frame.
-    """
-    frames = plain_data_frames(body) if body.isascii() else None
-    if frames is None:
-        return None
-    events, plain, position = [], [], 0
-    for number, frame in enumerate(frames):
-        start, position = position, position + len(frame) + 2
-        data = frame_data(frame)
-        if data == "[DONE]" and number == len(frames) - 1:
-            events.append(BodyEvent(number, start, position, "[DONE]", data))
-            break
-        try:
-            payload = loads(data)
-        except (ValueError, RecursionError):
-            return None
-        if payload == "[DONE]" or data.strip() == "[DONE]":
-            return None  # the sentinel spelled another way: as clients read it, frame by frame
-        plain.append(payload)
-        events.append(BodyEvent(number, start, position, _kind(payload, "data"), payload))
-    return BodyReading(events, plain)
+    return events
 
 
 def _lines(frames: list[bytes], here: _Where) -> list[BodyEvent]:
@@ -293,38 +240,20 @@ def read_events(
     Raises:
         CassetteError: The body is not in that framing, or an event's data is not JSON.
     """
-    return read_body(body, framing, path=path, interaction=interaction, aborted=aborted).events
-
-
-def read_body(
-    body: bytes,
-    framing: Framing,
-    *,
-    path: str | Path | None = None,
-    interaction: int | None = None,
-    aborted: bool = False,
-) -> BodyReading:
-    """:func:`read_events`, plus the plain SSE data a dialect may read instead of the bytes.
-
-    Raises:
-        CassetteError: As :func:`read_events`.
-    """
     here = _Where(path, interaction, aborted)
-    if framing == "sse" and (reading := _plain_sse(body)) is not None:
-        return reading
     frames = split_frames(body, "", framing=framing)
     if framing == "sse":
         return _sse(frames, here)
     if framing == "ndjson":
-        return BodyReading(_lines(frames, here))
+        return _lines(frames, here)
     if framing == "eventstream":
-        return BodyReading(_aws(frames, here))
+        return _aws(frames, here)
     if not body.strip():
-        return BodyReading([])
+        return []
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as error:
         raise here.fail(
             None, f"the body is not JSON ({_json_problem(error)}): {_excerpt(body)}"
         ) from None
-    return BodyReading([BodyEvent(0, 0, len(body), _kind(data, "json"), data)])
+    return [BodyEvent(0, 0, len(body), _kind(data, "json"), data)]

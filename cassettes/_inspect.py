@@ -19,11 +19,11 @@ from typing import Any
 
 from tooltape.cassettes._dialects import dialect_for
 from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
-from tooltape.cassettes._events import BodyEvent, read_body
+from tooltape.cassettes._events import BodyEvent, read_events
 from tooltape.cassettes._frames import Framing, framing_of
 from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
 from tooltape.cassettes._store import parse_cassette
-from tooltape.fake_providers import Dialect, get_dialect
+from tooltape.fake_providers import get_dialect
 from tooltape.fake_providers._event_shape import EventShape, shape_problems
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
@@ -167,19 +167,18 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
     response = interaction.response
     chosen = dialect_for(cassette, index, dialect)
     framing = _framing(response, chosen.framing)
-    reading = read_body(
+    events = read_events(
         response.body,
         framing,
         path=cassette.path,
         interaction=index,
         aborted=response.aborted is not None,
     )
-    events = reading.events
     deltas: Deltas = []
     merge = None
     if response.status == 200:
         try:
-            deltas = _parse(chosen, response.body, reading.plain_data)
+            deltas = chosen.parse(response.body)
         except Exception as error:  # a dialect that cannot read the body: one paragraph
             raise CassetteError(
                 f"{where(cassette.path, index)}: the {chosen.name} dialect cannot read the body "
@@ -200,15 +199,6 @@ def _inspect_one(cassette: Cassette, index: int, dialect: str | None) -> Interac
         response.aborted,
         warnings,
     )
-
-
-def _parse(chosen: Dialect, body: bytes, plain_data: list[Any] | None) -> Deltas:
-    """The dialect's deltas, from the events already decoded when it can read those."""
-    if plain_data is not None:
-        deltas = chosen.parse_plain_data(plain_data)
-        if deltas is not None:
-            return deltas
-    return chosen.parse(body)
 
 
 def _framing(response: RecordedResponse, default: Framing) -> Framing:

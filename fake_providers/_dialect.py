@@ -67,28 +67,6 @@ class ProviderEvent:
     """The SSE ``event:`` field (``None``: no ``event:`` line)."""
 
 
-@dataclass(frozen=True)
-class Rendering:
-    """A rendered wire, with the JSON of its events when its frames are plain ``data:`` lines."""
-
-    dialect: Dialect
-    wire: Wire
-    payloads: list[Any] | None
-    """Each event's JSON up to ``[DONE]``, when each frame is one ``data:`` line of it and
-    no wire quirk touched the frames; else ``None``."""
-
-    def deltas(self) -> Deltas:
-        """``dialect.parse(wire.body)``.
-
-        Encoding a JSON value and decoding it gives it back, so plain frames are
-        read from their payloads (:meth:`Dialect.parse_plain_data`) instead of
-        being decoded again; anything else, or a dialect that cannot read decoded
-        events, is parsed from its bytes.
-        """
-        deltas = None if self.payloads is None else self.dialect.parse_plain_data(self.payloads)
-        return deltas if deltas is not None else self.dialect.parse(self.wire.body)
-
-
 class Dialect(Integration, ABC):
     """Base of every dialect. Subclasses declare the class attributes and write four methods.
 
@@ -114,8 +92,7 @@ class Dialect(Integration, ABC):
 
     A request that does not ask for a stream gets :meth:`complete`'s JSON body.
 
-    Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`
-    (and, optionally, :meth:`parse_plain_data`, a shortcut for :meth:`parse`).
+    Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`.
     ``tests/fake_providers/test_dialect_contract.py`` checks every registered
     dialect against this list.
     """
@@ -161,17 +138,6 @@ class Dialect(Integration, ABC):
     @abstractmethod
     def parse(self, body: bytes) -> Deltas:
         """The deltas the provider's reference LangChain adapter builds from these bytes."""
-
-    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas | None:
-        """:meth:`parse` of an SSE body given its decoded events, or ``None``: read the bytes.
-
-        ``payloads`` is the decoded JSON of each event up to ``[DONE]`` of a body whose
-        every frame is one ``data:`` line and its blank line (see
-        :class:`tooltape.cassettes._events.BodyReading`), so a caller that decoded them
-        once need not decode them again. A dialect that overrides this must give what
-        :meth:`parse` gives on that body; the default says it cannot.
-        """
-        return None
 
     @abstractmethod
     def validate(self, request: ProviderRequest) -> ProviderError | None:
@@ -319,21 +285,7 @@ class Dialect(Integration, ABC):
         tools, OpenAI's usage chunk asked for), and WIRE quirks re-frame the bytes;
         all are deterministic for ``seed``.
         """
-        return self._rendered(plan, quirks, seed, request, payloads=False)[0]
-
-    def rendering(
-        self,
-        plan: Plan | PlannedStream,
-        quirks: Iterable[Quirk | str | dict[str, Any]] = (),
-        seed: int = 0,
-    ) -> Rendering:
-        """:meth:`render`'s wire, and a reading of it that skips decoding where it can (final).
-
-        ``tooltape matrix`` renders every cell this way, then reads it: see
-        :meth:`Rendering.deltas`.
-        """
-        wire, payloads = self._rendered(plan, quirks, seed, None, payloads=True)
-        return Rendering(self, wire, payloads)
+        return self._rendered(plan, quirks, seed, request)
 
     def _rendered(
         self,
@@ -341,13 +293,8 @@ class Dialect(Integration, ABC):
         quirks: Iterable[Quirk | str | dict[str, Any]],
         seed: int,
         request: ProviderRequest | None,
-        *,
-        payloads: bool,
-    ) -> tuple[Wire, list[Any] | None]:
-        """The wire, and with ``payloads`` its events' JSON up to ``[DONE]`` if plainly framed.
-
-        A profile overrides this one step, so :meth:`render` and :meth:`rendering` serve it.
-        """
+    ) -> Wire:
+        """:meth:`render`'s work; a profile overrides this one step."""
         parsed = [parse_quirk(q) for q in quirks]
         chunk_quirks = [q for q in parsed if q.stage < Stage.EVENTS]
         event_quirks = [q for q in parsed if q.stage is Stage.EVENTS]
@@ -360,26 +307,7 @@ class Dialect(Integration, ABC):
         if request is not None:
             events = self.echo(events, request)
         frames = [self.frame(event) for event in events]
-        wire = self.wire(frames, wire_quirks, seed)
-        return wire, self._plain_payloads(events) if payloads and not wire_quirks else None
-
-    def _plain_payloads(self, events: list[ProviderEvent]) -> list[Any] | None:
-        """The JSON of each event up to ``[DONE]``, when each was framed as one ``data:`` line.
-
-        Encoding a JSON value and decoding it gives it back, so these are what a
-        reader of the frames decodes; ``None`` where the frames are not that plain.
-        """
-        own = type(self)
-        if self.framing != "sse" or own.frame is not Dialect.frame or own.wire is not Dialect.wire:
-            return None
-        payloads: list[Any] = []
-        for event in events:
-            if event.event is not None:
-                return None
-            if isinstance(event.data, str):
-                return payloads if event.data.startswith("[DONE]") else None
-            payloads.append(event.data)
-        return payloads
+        return self.wire(frames, wire_quirks, seed)
 
     def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:
         """Cut framed events into reads, applying wire quirks (one read per event by default)."""

@@ -29,7 +29,7 @@ from tooltape.fake_providers._integration import Accumulator
 from tooltape.fake_providers._provider import FakeProvider
 from tooltape.fake_providers._registry import dialect_names, get_dialect
 from tooltape.fake_providers._wire import Wire
-from tooltape.fake_providers.dialects.openai_chat._dialect import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
     Plan,
     Scenario,

@@ -49,10 +49,6 @@ class ProfileDialect(Dialect):
         """The base dialect's reading."""
         return self.base.parse(body)
 
-    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas | None:
-        """The base dialect's reading of decoded plain events."""
-        return self.base.parse_plain_data(payloads)
-
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
         """The base dialect's non-streaming body."""
         return self.base.complete(plan, request)
@@ -93,9 +89,7 @@ class ProfileDialect(Dialect):
         quirks: Iterable[Quirk | str | dict[str, Any]],
         seed: int,
         request: ProviderRequest | None,
-        *,
-        payloads: bool,
-    ) -> tuple[Wire, list[Any] | None]:
+    ) -> Wire:
         """The base dialect's rendering, with the profile's quirks first, then the caller's.
 
         The model is echoed from ``request``; whether usage is sent is the profile's
@@ -105,7 +99,7 @@ class ProfileDialect(Dialect):
         if request is not None:
             request = _asking_for_usage(request)
         quirks = [*self.quirks, *quirks]
-        return self.base._rendered(plan, quirks, seed, request, payloads=payloads)
+        return self.base._rendered(plan, quirks, seed, request)
 
 
 def _asking_for_usage(request: ProviderRequest) -> ProviderRequest:

@@ -12,7 +12,7 @@ import contextlib
 import json
 import json.encoder
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,9 +22,8 @@ __all__ = [
     "decode_sse",
     "encode_ndjson",
     "encode_sse",
-    "frame_data",
     "openai_sdk_events",
-    "plain_data_frames",
+    "sdk_line_events",
 ]
 
 _LINE = re.compile(r"\r\n|\r|\n")
@@ -47,35 +46,9 @@ class SSEEvent:
         return json.loads(self.data)
 
 
-def _compact_encoder() -> Callable[[Any], str]:
-    r"""``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, built once.
-
-    Real providers send non-ASCII as raw UTF-8, not as ``\u`` escapes. Every
-    rendered event goes through here: ``JSONEncoder.encode`` builds its C encoder
-    anew on each call (a third of the cost of a chunk's JSON), so the C encoder it
-    builds is made once, with the arguments ``encode`` gives it but no circular
-    check (event data is never circular; a cycle raises ``RecursionError``, as with
-    ``check_circular=False``). Without the C module, ``encode`` itself.
-    """
-    options = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
-    make = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed
-    if make is None:
-        return options.encode
-    encode = make(
-        None,
-        options.default,
-        json.encoder.encode_basestring,
-        None,
-        options.key_separator,
-        options.item_separator,
-        options.sort_keys,
-        options.skipkeys,
-        options.allow_nan,
-    )
-    return lambda value: "".join(encode(value, 0))
-
-
-_compact_json = _compact_encoder()
+def _compact_json(value: Any) -> str:
+    r"""Compact JSON with raw UTF-8, as real providers send it (not ``\u`` escapes)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_sse(data: str | dict[str, Any], event: str | None = None) -> bytes:
@@ -127,7 +100,7 @@ def decode_sse(body: bytes | str, *, flush_at_eof: bool = False) -> list[SSEEven
 
 def encode_ndjson(obj: dict[str, Any]) -> bytes:
     """One JSON object on one line, as Ollama streams."""
-    return (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    return (_compact_json(obj) + "\n").encode()
 
 
 def decode_ndjson(body: bytes | str) -> list[Any]:
@@ -139,54 +112,31 @@ def decode_ndjson(body: bytes | str) -> list[Any]:
 def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:
     """``(event, data)`` pairs exactly as openai-python's ``SSEDecoder`` dispatches them.
 
-    Unlike :func:`decode_sse` (WHATWG), a block with only ``event:``, ``id:`` or
-    ``retry:`` dispatches empty data, the last event id is never reset (so every
-    blank line after an ``id:`` dispatches), a byte-order mark is kept, and an
-    unterminated last line is decoded but never dispatched (a broken character in
-    it still raises ``UnicodeDecodeError``). Both OpenAI dialects read bytes this way.
+    Lines end at CR, LF or CRLF and are decoded one at a time (see
+    :func:`sdk_line_events`); an unterminated last line is decoded but never
+    dispatched, so a broken character in it still raises ``UnicodeDecodeError``.
+    Both OpenAI dialects and Anthropic's read bytes this way.
     """
-    frames = plain_data_frames(body)
-    if frames is not None:
-        for frame in frames:
-            yield None, frame_data(frame)
-        return
-    yield from _sdk_events_line_by_line(body)
+    *lines, unterminated = _LINE_BYTES.split(body)
+    yield from sdk_line_events(raw.decode("utf-8") for raw in lines)
+    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises
 
 
-def plain_data_frames(body: bytes) -> list[str] | None:
-    """The events of a body of one-line ``data:`` events (LF only), else ``None``.
+def sdk_line_events(lines: Iterable[str]) -> Iterator[tuple[str | None, str]]:
+    """``(event, data)`` pairs of the SSE decoders the provider SDKs share, from split lines.
 
-    The common body, rendered or recorded: each event is one ``data:`` line and a
-    blank line, and the body ends with one. Every SSE decoder dispatches exactly the
-    data of these lines, so readers cut them out in one pass instead of line by line.
-    Each frame is returned without its line end and blank line (see :func:`frame_data`).
+    openai-python's and anthropic-sdk-python's ``SSEDecoder`` and the httpx-sse
+    decoder of Cohere's SDK dispatch alike and, unlike :func:`decode_sse` (WHATWG),
+    a block with only ``event:``, ``id:`` or ``retry:`` dispatches empty data, the
+    last event id is never reset (so every blank line after an ``id:`` dispatches)
+    and a byte-order mark is kept. They differ in how they split and decode lines,
+    which their callers do.
     """
-    if not body.endswith(b"\n\n") or b"\r" in body or b"\n\n\n" in body or body[:1] == b"\n":
-        return None
-    try:
-        frames = body[:-2].decode("utf-8").split("\n\n")
-    except UnicodeDecodeError:
-        return None  # line by line, where the broken line raises as the SDK's decoder does
-    for frame in frames:
-        if not frame.startswith("data:") or "\n" in frame:
-            return None
-    return frames
-
-
-def frame_data(frame: str) -> str:
-    """The data of one ``data:`` line (the one space after the colon dropped)."""
-    return frame[6:] if frame[5:6] == " " else frame[5:]
-
-
-def _sdk_events_line_by_line(body: bytes) -> Iterator[tuple[str | None, str]]:
-    """:func:`openai_sdk_events`, one line at a time as the SDK's decoder reads them."""
     event: str | None = None
     data: list[str] = []
     last_id: str | None = None
     retry: int | None = None
-    *lines, unterminated = _LINE_BYTES.split(body)
-    for raw in lines:
-        line = raw.decode("utf-8")
+    for line in lines:
         if not line:
             if event or data or last_id or retry is not None:
                 yield event, "\n".join(data)
@@ -205,4 +155,3 @@ def _sdk_events_line_by_line(body: bytes) -> Iterator[tuple[str | None, str]]:
         elif name == "retry":
             with contextlib.suppress(ValueError):
                 retry = int(value)
-    unterminated.decode("utf-8")  # read, never dispatched; a broken character still raises

@@ -348,19 +348,19 @@ def _prepared(scenario: Scenario, dialect: Dialect) -> tuple[Cell, Wire | None]:
     """A cell rendered, parsed and merged by the reference, and its wire (``None``: no subject)."""
     cell = Cell(scenario, dialect.name, lossless=is_lossless(scenario, dialect))
     try:
-        rendering = dialect.rendering(scenario.plan, scenario.quirks, scenario.seed)
+        wire = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
     except TooltapeUsageError as error:
         cell.skipped = str(error)
         return cell, None
     try:
-        deltas = rendering.deltas()
+        deltas = dialect.parse(wire.body)
         cell.reference = reference_merge(deltas)
         cell.deltas = deltas
     except Exception as error:
         cell.results.append(Result("reference", "crashes", _short(error), type(error).__name__))
         return cell, None
     cell.results.append(_reference_result(cell, scenario))
-    return cell, rendering.wire
+    return cell, wire
 
 
 DEFAULT_CELL_TIMEOUT = 5.0

@@ -8,25 +8,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from tooltape.cassettes import CassetteError, inspect_body, library_path, load_cassette
+from tooltape.cassettes import CassetteError, library_path, load_cassette
 from tooltape.cassettes._events import (
     _first_event,
     _json,
-    _plain_sse,
-    _sse,
     _Where,
-    read_body,
     read_events,
 )
 from tooltape.cassettes._frames import framing_of, split_frames
-from tooltape.fake_providers import decode_sse, get_dialect
-from tooltape.fake_providers._sse import _sdk_events_line_by_line, openai_sdk_events
+from tooltape.fake_providers import decode_sse
 from tooltape.harness._json_text import loads
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
@@ -63,24 +58,6 @@ def test_sse_frames_are_cut_as_line_by_line(body):
     frames = split_frames(body, "text/event-stream")
     assert frames == _frames_line_by_line(body)
     assert b"".join(frames) == body
-
-
-def _sdk_outcome(events: Any) -> tuple[str, Any]:
-    try:
-        return "events", list(events)
-    except UnicodeDecodeError:
-        return "raises", None
-
-
-@given(_BODIES | _BODIES.map(lambda body: body + b"\n\n"))
-@example(b"data: 1\n\ndata: 2\n\n")
-@example(b"data:1\n\ndata:  2\n\n")  # no space, two spaces: one is dropped at most
-@example(b"data: \xff\n\n")  # a broken character: the line-by-line reader raises
-@example(b"\xef\xbb\xbfdata: 1\n\n")  # a byte-order mark is kept, so no event is data
-@example(b"data: 1\ndata: 2\n\n")  # two data lines: one event, joined
-def test_sdk_events_are_the_line_by_line_ones(body):
-    fast = _sdk_outcome(openai_sdk_events(body))
-    assert fast == _sdk_outcome(_sdk_events_line_by_line(body))
 
 
 def _first_event_decoded(text: str) -> tuple[str, str | None] | None:
@@ -175,115 +152,3 @@ def test_bundled_sse_bodies_read_as_the_decoder_reads_them():
             data = first[0] if first[0].strip() == "[DONE]" else json.loads(first[0])
             assert event.data == data
             assert event.kind == first[1] or first[1] is None
-
-
-# --- the decoded data handed to the dialect (inspect reads each event's JSON once) ---
-
-
-def _chunk(delta: dict[str, Any]) -> str:
-    payload = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
-    return json.dumps(payload, separators=(",", ":"))
-
-
-_NAME = _chunk({"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "get_weather"}}]})
-_ARGS = _chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "Paris"}'}}]})
-_SECOND = _chunk({"tool_calls": [{"index": 1, "id": "call_2", "function": {"name": "f"}}]})
-_FRAMES = {
-    "name": f"data: {_NAME}\n\n",
-    "args": f"data:{_ARGS}\n\n",
-    "second": f"data: {_SECOND}\n\n",
-    "done": "data: [DONE]\n\n",
-    "done, spaced after": "data: [DONE]  \n\n",
-    "done, spaced before": "data:  [DONE]\n\n",
-    "string": 'data: "text"\n\n',
-    "error": 'data: {"error": {"message": "overloaded"}}\n\n',
-    "multi-line data": 'data: {"object": "chat.completion.chunk",\ndata: "choices": []}\n\n',
-    "comment": ": keep-alive\n\n",
-    "event name": f"event: thread.message\ndata: {_SECOND}\n\n",
-    "id": f"id: 7\ndata: {_SECOND}\n\n",
-    "CRLF": f"data: {_SECOND}\r\n\r\n",
-}
-_SLOW = {"multi-line data", "comment", "event name", "id", "CRLF", "done, spaced before"}
-"""Frames a client does not read as one plain data line: their stream takes the slow path."""
-_ENDS = {"done", "done, spaced after"}
-"""Frames that end what a client reads (later frames never decide the path)."""
-
-
-def _plain_and_parsed(body: bytes, aborted: str | None = None) -> tuple[list[Any] | None, Any, Any]:
-    reading = read_body(body, "sse", aborted=aborted is not None)
-    dialect = get_dialect("openai_chat")
-    fast = inspect_body(body, "openai_chat", aborted=aborted).interactions[0].deltas
-    return reading.plain_data, fast, dialect.parse(body)
-
-
-@pytest.mark.parametrize("slow", sorted(_SLOW))
-def test_a_stream_with_a_frame_that_is_not_one_data_line_reads_its_bytes(slow):
-    body = "".join([_FRAMES["name"], _FRAMES[slow], _FRAMES["args"], _FRAMES["done"]]).encode()
-    plain, fast, parsed = _plain_and_parsed(body)
-    assert plain is None
-    assert fast == parsed
-    assert parsed[0][0]["name"] == "get_weather"  # the stream was read, not skipped
-
-
-def test_a_plain_stream_hands_the_dialect_its_decoded_events():
-    body = "".join(_FRAMES[k] for k in ("name", "args", "second", "done", "comment")).encode()
-    plain, fast, parsed = _plain_and_parsed(body)
-    assert plain == [json.loads(_NAME), json.loads(_ARGS), json.loads(_SECOND)]
-    assert fast == parsed
-    assert [c["name"] for d in parsed for c in d] == ["get_weather", None, "f"]
-
-
-@given(st.lists(st.sampled_from(sorted(_FRAMES)), max_size=8))
-@example(["name", "args", "done"])
-@example(["name", "string", "args"])
-@example(["name", "error", "args"])
-@example(["name", "done, spaced after", "comment", "args"])
-@example(["name", "multi-line data", "args", "done"])
-@example(["comment", "name", "args"])
-def test_fast_and_slow_paths_give_the_same_deltas(names):
-    body = "".join(_FRAMES[name] for name in names).encode()
-    try:
-        plain, fast, parsed = _plain_and_parsed(body)
-    except CassetteError:  # inspect refuses the body before any dialect reads it
-        return
-    assert fast == parsed
-    ends = [n for n, name in enumerate(names) if name in _ENDS]
-    before_end = names[: ends[0]] if ends else names
-    assert (plain is None) == bool(_SLOW & set(before_end))
-
-
-@given(st.lists(st.sampled_from(sorted(_FRAMES)), max_size=8))
-@example(["name", "args", "done"])
-@example(["name", "done", "args"])  # frames after the sentinel: read frame by frame
-@example(["string", "done"])
-@example(["name", "done, spaced after"])
-def test_a_plain_body_read_in_one_pass_reads_as_frame_by_frame(names):
-    body = "".join(_FRAMES[name] for name in names).encode()
-    where = _Where("f.yaml", 0, aborted=False)
-    one_pass = _plain_sse(body)
-    try:
-        by_frame = _sse(split_frames(body, "text/event-stream"), where)
-    except CassetteError:
-        assert one_pass is None  # the frame-by-frame reader names the bad event
-        return
-    if one_pass is not None:
-        assert one_pass == by_frame
-    if names and set(names) <= {"name", "args", "second", "string", "error"}:
-        assert one_pass is not None  # the common body does take the one pass
-
-
-def test_bundled_openai_chat_bodies_give_the_same_deltas_both_ways():
-    responses = [
-        interaction.response
-        for path in _LIBRARY
-        if path.stem == "openai_chat"
-        for interaction in load_cassette(path).interactions
-        if interaction.response.status == 200
-    ]
-    assert len(responses) > 20
-    handed = 0
-    for response in responses:
-        plain, fast, parsed = _plain_and_parsed(response.body, response.aborted)
-        assert fast == parsed
-        handed += plain is not None
-    assert handed > 10  # the shortcut is taken on real-shaped streams

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
-from random import Random
 from typing import Any, ClassVar
 
 import httpx2
 import openai
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_openai import ChatOpenAI
@@ -27,12 +24,7 @@ from pydantic import SecretStr
 
 from tooltape.fake_providers import ProviderRequest, Wire, get_dialect
 from tooltape.fake_providers._call_ids import with_provider_ids
-from tooltape.fake_providers.dialects.openai_chat._dialect import (
-    _ALNUM,
-    _alnum,
-    _length_up_to_15,
-    read_chat_stream,
-)
+from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
     Fragment,
     Plan,
@@ -596,11 +588,3 @@ def test_chat_openai_history_without_ids_is_rejected() -> None:
     ]
     with pytest.raises(openai.BadRequestError, match=r"messages\[1\]\.tool_calls\[0\]\.id"):
         list(model.stream(broken))
-
-
-@given(st.integers(min_value=0), st.integers(min_value=0, max_value=40))
-def test_chunk_fillers_are_drawn_as_choices_and_randint_draw_them(seed, length):
-    ours, stdlib = Random(seed), Random(seed)
-    assert _alnum(ours, length) == "".join(stdlib.choices(_ALNUM, k=length))
-    assert _length_up_to_15(ours) == stdlib.randint(0, 15)
-    assert ours.getstate() == stdlib.getstate()

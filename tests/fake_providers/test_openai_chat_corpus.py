@@ -22,10 +22,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers.dialects.openai_chat._dialect import (
-    ChatStreamReading,
-    read_chat_stream,
-)
+from tooltape.fake_providers.dialects.openai_chat._parse import ChatStreamReading, read_chat_stream
 from tooltape.harness import Plan, PlannedCall, Stage, parse_quirk, quirk_kinds, reference_merge
 
 DIALECT = get_dialect("openai_chat")

@@ -31,7 +31,6 @@ with a logged warning, events that are not JSON or do not validate (a
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from typing import Any, Literal
 
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._sse import sdk_line_events
 from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.harness import Delta, Deltas
 
@@ -102,32 +102,12 @@ def _sdk_events(body: bytes, *, asynchronous: bool) -> Iterator[dict[str, Any]]:
     """The event payloads ``v2.chat_stream`` yields (validated, ``index`` coerced)."""
     text = body.decode("utf-8", errors="replace")
     lines = text.splitlines() if asynchronous else [s.rstrip("\r") for s in text.split("\n")[:-1]]
-    event, last_id, retry = "", "", False
-    data: list[str] = []
-    for line in lines:
-        if not line:
-            if event or data or last_id or retry:
-                payload = "\n".join(data)
-                if payload == "[DONE]":
-                    return
-                event, data, retry = "", [], False
-                parsed = _validated(payload)
-                if parsed is not None:
-                    yield parsed
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "event":
-            event = value
-        elif name == "data":
-            data.append(value)
-        elif name == "id" and "\0" not in value:
-            last_id = value
-        elif name == "retry":
-            with contextlib.suppress(ValueError):
-                retry = int(value) is not None
+    for _event, payload in sdk_line_events(lines):
+        if payload == "[DONE]":
+            return
+        parsed = _validated(payload)
+        if parsed is not None:
+            yield parsed
 
 
 def _validated(data: str) -> dict[str, Any] | None:

@@ -7,56 +7,36 @@ usage-only ``choices: []`` chunk, ``data: [DONE]``. Envelope keys and their orde
 are those of 2025-2026 OpenAI recordings; EVENTS quirks select older shapes. A
 fragment's fields say what is on the wire: ``None`` omits the key, ``""`` sends it.
 
-Parsing mirrors ``ChatOpenAI.stream()`` (langchain-openai 1.7) without importing
-it: the openai SDK builds chunks with ``construct`` (declared fields absent from
-the JSON read as ``None``: an index-less call gets ``index=None``) and the adapter
-makes one ``AIMessageChunk`` of each chunk's ``choices[0]``. The SDK's SSE decoder
-is not WHATWG's (:func:`~tooltape.fake_providers.decode_sse`); parse follows the SDK:
-a block with only ``event:``/``id:``/``retry:`` dispatches empty data, and as the
-last event id is never reset every blank line after an ``id:`` does too, so
-``json.loads("")`` fails (S2); a byte-order mark is not stripped; ``[DONE]`` ends
-the stream; an object with a truthy ``error`` raises ``APIError`` (T3). An event
-not closed by a blank line is dropped. Where the SDK or adapter raises,
-:func:`read_chat_stream` keeps the deltas yielded before and names the exception.
-The empty ``chunk_position="last"`` chunk ``ChatOpenAI`` ends with is left out.
+Parsing lives in :mod:`._parse`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import string
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from random import Random
 from typing import Any, ClassVar, Literal
-
-from langchain_core.messages import AIMessageChunk
-from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
 from tooltape.fake_providers._non_streaming import json_document
-from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
     chat_completion,
     chat_completion_deltas,
 )
 from tooltape.fake_providers.dialects.openai_chat._integration import OpenAIChatIntegration
+from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.harness import Delta, Deltas, Fragment, Plan, PlannedStream, Quirk, Stage
-from tooltape.harness._json_text import loads
-from tooltape.harness._stored import stored_chunks
+from tooltape.harness import Deltas, Fragment, Plan, PlannedStream, Quirk, Stage
 
 __all__ = [
     "ChatEventQuirk",
-    "ChatStreamReading",
     "FirstCallOnRoleChunk",
     "NoLogprobs",
     "NoObfuscation",
@@ -66,8 +46,6 @@ __all__ = [
     "OpenAIChatDialect",
     "ReasoningDeltas",
     "TypeOnEveryChunk",
-    "read_chat_payloads",
-    "read_chat_stream",
 ]
 
 
@@ -194,32 +172,10 @@ EXPRESSES = frozenset(
 )
 """Every tool-chunk quirk: a ``tool_calls`` entry has a key for each field, all optional."""
 
-_ALNUM = string.ascii_letters + string.digits
-_ALPHABET = len(_ALNUM)
 _MODEL = "gpt-4o-mini-2024-07-18"
 _CREATED = 1767625745
 _PIECE = re.compile(r"\s*\S+|\s+")
 _SERVER_ERROR = "The server had an error while processing your request. Sorry about that!"
-
-
-def _alnum(rng: Random, length: int) -> str:
-    """``"".join(rng.choices(_ALNUM, k=length))``, drawn as ``choices`` draws it.
-
-    Every chunk carries such a filler, and ``choices`` and ``randint`` were most
-    of the cost of its envelope: ``choices`` takes ``floor(random() * n)`` per
-    character, ``randint(0, 15)`` five random bits until they are below 16. The
-    same draws give the same text; a test holds both to the ``random`` calls.
-    """
-    random = rng.random
-    return "".join([_ALNUM[int(random() * _ALPHABET)] for _ in range(length)])
-
-
-def _length_up_to_15(rng: Random) -> int:
-    """``rng.randint(0, 15)``, drawn as ``randint`` draws it (see :func:`_alnum`)."""
-    length = rng.getrandbits(5)
-    while length >= 16:
-        length = rng.getrandbits(5)
-    return length
 
 
 class _Envelope:
@@ -228,7 +184,7 @@ class _Envelope:
     def __init__(self, seed: int, quirks: EventQuirks) -> None:
         self.quirks = quirks
         self.rng = Random(f"{seed}:openai_chat")
-        self.completion_id = "chatcmpl-" + _alnum(self.rng, 29)
+        self.completion_id = "chatcmpl-" + "".join(self.rng.choices(ALNUM, k=29))
         self.fingerprint = "fp_" + "".join(self.rng.choices("0123456789abcdef", k=10))
         # Read once per render, not once per chunk (a cell of ``tooltape matrix`` renders).
         self.service_tier = not quirks.has(NoServiceTier)
@@ -258,7 +214,7 @@ class _Envelope:
         if with_usage and not usage_first:
             chunk["usage"] = usage
         if self.obfuscation:
-            chunk["obfuscation"] = _alnum(self.rng, _length_up_to_15(self.rng))
+            chunk["obfuscation"] = "".join(self.rng.choices(ALNUM, k=self.rng.randint(0, 15)))
         return chunk
 
     def choice(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -331,129 +287,6 @@ def _usage(completion_tokens: int) -> dict[str, Any]:
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
         "completion_tokens_details": {f"{name}_tokens": 0 for name in details},
     }
-
-
-# --- parsing ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ChatStreamReading:
-    """What ``ChatOpenAI.stream()`` makes of a body: its deltas and how it ended."""
-
-    deltas: Deltas
-    """One list per yielded ``AIMessageChunk`` (the final ``chunk_position="last"`` left out)."""
-    error: str | None = None
-    """``"<ExceptionName>: <detail>"`` when the SDK or the adapter raises after ``deltas``."""
-
-
-class _StreamAPIError(Exception):
-    """Stands for ``openai.APIError``, raised by the SDK on an ``error`` object."""
-
-
-def read_chat_stream(body: bytes) -> ChatStreamReading:
-    """Read a Chat Completions SSE body the way openai-python and ``ChatOpenAI`` do.
-
-    Args:
-        body: The raw response body.
-
-    Returns:
-        The deltas yielded and, if the stream raised, the exception's name and detail.
-    """
-    return _read_chunks(_sdk_payloads(body))
-
-
-def read_chat_payloads(payloads: Iterable[Any]) -> ChatStreamReading:
-    """:func:`read_chat_stream` of a body whose events were already decoded.
-
-    Args:
-        payloads: The JSON payload of each event the SDK dispatches, up to ``[DONE]``,
-            from a body of plain ``data:`` lines (no ``event:`` names).
-    """
-    return _read_chunks((None, payload) for payload in payloads)
-
-
-def _sdk_payloads(body: bytes) -> Iterator[tuple[str | None, Any]]:
-    """The SDK's ``(event, decoded data)`` pairs, up to ``[DONE]``; bad JSON raises here."""
-    for event, data in openai_sdk_events(body):
-        if data.startswith("[DONE]"):
-            return
-        yield event, loads(data)
-
-
-def _read_chunks(chunks: Iterable[tuple[str | None, Any]]) -> ChatStreamReading:
-    deltas: Deltas = []
-    human = [False]
-    try:
-        for event, payload in chunks:
-            if event and event.startswith("thread."):
-                deltas.append([])  # wrapped as {"data", "event"}: a chunk without choices
-                continue
-            if isinstance(payload, dict) and payload.get("error"):
-                raise _StreamAPIError(_stream_error_message(payload["error"]))
-            if not isinstance(payload, dict):
-                raise AttributeError(
-                    f"'{type(payload).__name__}' object has no attribute 'model_dump'"
-                )
-            delta = _adapter_delta(payload, human)
-            if delta is not None:
-                deltas.append(delta)
-    except _StreamAPIError as error:
-        return ChatStreamReading(deltas, f"APIError: {error}")
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
-        return ChatStreamReading(deltas, f"{type(error).__name__}: {error}")
-    return ChatStreamReading(deltas)
-
-
-def _stream_error_message(error: Any) -> str:
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) and message else "An error occurred during streaming"
-
-
-def _sdk_get(value: Any, key: str) -> Any:
-    """``value[key]`` after the SDK filled declared-but-absent fields of objects with ``None``."""
-    return value.get(key) if isinstance(value, dict) else value[key]
-
-
-def _adapter_delta(chunk: dict[str, Any], human: list[bool]) -> Delta | None:
-    """``ChatOpenAI``'s conversion of one SDK chunk (``None``: the adapter skips it).
-
-    The expressions are the adapter's own, so a malformed chunk raises where it does.
-    """
-    if chunk.get("type") == "content.delta":
-        return None
-    usage = chunk.get("usage")
-    choices = chunk.get("choices", []) or chunk.get("chunk", {}).get("choices", [])
-    if usage:
-        usage.get("prompt_tokens")  # _create_usage_metadata reads it: non-objects raise
-    if len(choices) == 0:
-        return []
-    delta = _sdk_get(choices[0], "delta")
-    if delta is None:
-        return None
-    content = delta.get("content") or ""
-    if delta.get("function_call"):
-        dict(delta["function_call"])
-    chunks = []
-    if raw_tool_calls := delta.get("tool_calls"):
-        chunks = [
-            tool_call_chunk(
-                name=_sdk_get(rtc, "function").get("name"),
-                args=_sdk_get(rtc, "function").get("arguments"),
-                id=rtc.get("id"),
-                index=_sdk_get(rtc, "index"),
-            )
-            for rtc in raw_tool_calls
-        ]
-    if delta.get("role") == "user" or human[0]:
-        human[0] = True  # a HumanMessageChunk, and the default class for every later chunk
-        return []
-    message_id = delta.get("id")
-    if type(content) is str and (message_id is None or type(message_id) is str):
-        plain = stored_chunks(chunks)  # what validation would leave, without its cost
-        if plain is not None:
-            return plain
-    message = AIMessageChunk(content=content, id=delta.get("id"), tool_call_chunks=chunks)
-    return list(message.tool_call_chunks)
 
 
 # --- the dialect ------------------------------------------------------------------------
@@ -529,10 +362,6 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
         if (document := json_document(body)) is not None:
             return chat_completion_deltas(document)
         return read_chat_stream(body).deltas
-
-    def parse_plain_data(self, payloads: Sequence[Any]) -> Deltas:
-        """:meth:`parse` of a body of plain ``data:`` lines, given their decoded payloads."""
-        return read_chat_payloads(payloads).deltas
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
