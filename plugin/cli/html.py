@@ -39,6 +39,7 @@ details[open] > .pop { position: absolute; z-index: 5; left: 0; top: 100%; width
 .b { display: inline-block; min-width: 1.1em; text-align: center; border-radius: 3px;
   margin-right: 1px; font-weight: 600; }
 .b.pass { color: #1a7f37; } .b.hazard { color: #9a6700; } .b.differs { color: #8250df; }
+.b.better { color: #0969da; } td.better { background: #ddf4ff; }
 .b.crashes, .b.hangs, .b.memory { color: #cf222e; }
 .b.unexpected { background: #cf222e; color: #fff; }
 pre { background: #f6f8fa; padding: .4em; overflow-x: auto; font-size: 12px; margin: .3em 0; }
@@ -140,7 +141,7 @@ def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -
     )
     summary = "".join(
         f"<span>{_e(status)}: {statuses[status]}</span>"
-        for status in ("pass", "hazard", "differs", "crashes", "hangs", "memory")
+        for status in ("pass", "hazard", "better", "differs", "crashes", "hangs", "memory")
     )
     order = "".join(f"<li><b>{_e(d)}</b>: {_e(_subjects(cells, d))}</li>" for d in dialects)
     return f"""<!DOCTYPE html>

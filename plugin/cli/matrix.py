@@ -31,6 +31,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 STYLES = {
     "pass": "green",
     "hazard": "yellow",
+    "better": "cyan",
     "differs": "magenta",
     "crashes": "red",
     "hangs": "red",
@@ -108,7 +109,7 @@ def _summary_table(cells: list[Any], dialects: list[str]) -> Table:
     table = Table(title="tooltape matrix: results per dialect and subject")
     table.add_column("dialect")
     table.add_column("subject")
-    shown = ("pass", "hazard", "differs", "crashes", "hangs", "memory")
+    shown = ("pass", "hazard", "better", "differs", "crashes", "hangs", "memory")
     for status in (*shown, "unexpected"):
         table.add_column(status, justify="right", style=STYLES.get(status, "bold red"))
     for dialect in dialects:
@@ -309,10 +310,11 @@ def matrix(
 
     Each subject's merged calls are compared with langchain-core's merge of what
     the dialect's adapter yields (and with the plan when the scenario is
-    lossless): pass, hazard (passes, but the reference has hazards), differs,
-    crashes, or hangs / memory (past --cell-timeout or --cell-memory: reported
-    with the scenario, and the run goes on). Exits 1 when a result is not what
-    the expectations file says, or
+    lossless): pass, hazard (passes, but the reference has hazards), better
+    (differs where langchain-core loses or invents data, and the subject does
+    not: shown, not failed), differs, crashes, or hangs / memory (past
+    --cell-timeout or --cell-memory: reported with the scenario, and the run
+    goes on). Exits 1 when a result is not what the expectations file says, or
     when langchain-core's own outcome in a cell (calls, invalid calls, hazard
     kinds and counts) is not the one reference_outcomes.yaml pins;
     --update-reference pins the installed release's instead.

@@ -66,7 +66,16 @@ _UUID4 = re.compile(
     r"^[0-9a-f]{8}(-?)[0-9a-f]{4}(?:\1)4[0-9a-f]{3}\1[89ab][0-9a-f]{3}\1[0-9a-f]{12}$"
 )
 """A uuid4, with dashes or as ``.hex`` (ChatMistralAI's)."""
-_RANK = {"n/a": 0, "pass": 1, "hazard": 2, "differs": 3, "crashes": 4, "memory": 5, "hangs": 6}
+_RANK = {
+    "n/a": 0,
+    "pass": 1,
+    "hazard": 2,
+    "better": 3,
+    "differs": 4,
+    "crashes": 5,
+    "memory": 6,
+    "hangs": 7,
+}
 
 
 @dataclass
@@ -75,7 +84,8 @@ class Result:
 
     adapter: str
     status: str
-    """``pass``, ``hazard``, ``differs``, ``crashes``, ``hangs``, ``memory`` or ``n/a``."""
+    """``pass`` or ``hazard`` (as the reference), ``better`` (than the reference: shown,
+    not failed), ``differs`` (worse), ``crashes``, ``hangs``, ``memory`` or ``n/a``."""
     detail: str = ""
     """The diff, or ``Type: message`` for a crash."""
     error: str | None = None
@@ -332,9 +342,52 @@ def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
     if got != want:  # equal calls need no id alignment
         got = _align_generated_ids(got, want)
         if got != want:
-            return "differs", _diff(want, got, "reference", "subject")
+            better = _better(cell, got)
+            diff = _diff(want, got, "reference", "subject")
+            return ("better", f"{better}\n{diff}") if better else ("differs", diff)
     reference = cell.results[0]  # _prepared put the reference's result first
     return reference.status, reference.detail
+
+
+def _canonical(calls: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(c, sort_keys=True, ensure_ascii=False, default=str) for c in calls)
+
+
+def _better(cell: Cell, got: Merged) -> str:
+    """Why a subject that differs from the reference is better than it (empty: it is not).
+
+    Judged against the plan, with langchain-core as context: the subject recovers
+    the plan where langchain-core does not (it lost or mangled data), or it keeps
+    invalid exactly the calls whose arguments langchain-core repaired (invented)
+    into valid ones, and agrees with it on everything else.
+    """
+    assert cell.reference is not None
+    planned = cell.scenario.plan.expected_calls()
+    want = cell.reference_calls
+    if _plan_view(got, planned) == (planned, []) and _plan_view(want, planned) != (planned, []):
+        return "better than the reference: recovers the plan, which langchain-core does not"
+    chunks = cell.reference.chunks
+    positions = [h.position for h in cell.reference.hazards if h.kind == "args_repaired"]
+    streamed = [  # the repaired calls as the stream sent them: name, id, the raw argument text
+        {key: chunks[at].get(key) for key in ("name", "args", "id")}
+        for at in positions
+        if at is not None and at < len(chunks)
+    ]
+    if not streamed:
+        return ""
+    repaired = {(c["name"], c["id"]) for c in streamed}
+    kept = [c for c in want[0] if (c.get("name"), c.get("id")) not in repaired]
+    moved = [c for c in want[0] if (c.get("name"), c.get("id")) in repaired]
+    if (
+        len(moved) == len(streamed)
+        and _canonical(got[0]) == _canonical(kept)
+        and _canonical(got[1]) == _canonical([*want[1], *streamed])
+    ):
+        return (
+            "better than the reference: keeps invalid the arguments langchain-core "
+            "repaired into a valid call (" + ", ".join(repr(c.get("name")) for c in moved) + ")"
+        )
+    return ""
 
 
 def _reference_result(cell: Cell, scenario: Scenario) -> Result:
@@ -427,7 +480,12 @@ def run_matrix(
                     ]
                 for result in cell.results:
                     verdict = expectations.judge(
-                        result.adapter, cell.dialect, scenario.name, result.status, result.error
+                        result.adapter,
+                        cell.dialect,
+                        scenario.name,
+                        result.status,
+                        result.error,
+                        result.detail,
                     )
                     result.expected, result.reason = verdict.expected, verdict.reason
                 if pins is not None:
