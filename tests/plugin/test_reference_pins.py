@@ -27,6 +27,7 @@ from tooltape.plugin.cli.reference_pins import (
     bundled_reference_path,
     check_pinned_names,
     load_reference_pins,
+    updated_reference,
 )
 
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
@@ -170,3 +171,11 @@ def test_the_cli_exits_1_and_names_a_cell_langchain_core_changed(tmp_path: Path)
     assert done.returncode == 1, done.stdout
     assert "UNEXPECTED shared_index_idless x sglang x reference: langchain-core" in done.stdout
     assert "1 unexpected" in done.stdout
+
+
+def test_updating_some_cells_keeps_every_other_pin_as_it_was() -> None:
+    cells = _run()  # a few scenarios x dialects, as `--scenarios ... --update-reference`
+
+    text = updated_reference(cells, load_reference_pins())
+
+    assert text == bundled_reference_path().read_text(encoding="utf-8")
