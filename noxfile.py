@@ -3,6 +3,7 @@
     nox -s tests                     # pip install .[test], then pytest (args after -- to pytest)
     nox -s oldest -- -m "not slow"   # every dependency at its pyproject lower bound
     nox -s standard                  # langchain-tests' standard chat-model suite (args: pytest's)
+    nox -s langchain_core_regression # the matrix on langchain-core 1.2.13 must fail, naming cells
 
 Each session installs the project (not the working tree) into its own environment
 under ``.nox/``, so the tests import the installed ``tooltape`` as users do.
@@ -56,3 +57,31 @@ def standard(session: nox.Session) -> None:
     session.install(".[standard-tests]")
     show_versions(session)
     session.run("python", "-m", "pytest", *STANDARD_TESTS, *session.posargs)
+
+
+OLD_LANGCHAIN_CORE = "1.2.13"
+"""The release before langchain-core merged calls sharing an index only when their ids agree."""
+
+
+@nox.session(venv_backend="uv")
+def langchain_core_regression(session: nox.Session) -> None:
+    """``tooltape matrix`` on an old langchain-core must fail and name the cells it changed.
+
+    The release is installed with ``--no-deps`` over the project (pyproject asks for a
+    newer one): 1.2.13 merged two calls on index 0 with different ids into one
+    ``get_weatherget_weather``, which the pinned reference outcomes must catch.
+    """
+    session.install(".")
+    session.install("--no-deps", f"langchain-core=={OLD_LANGCHAIN_CORE}")
+    show_versions(session)
+    output = session.run(
+        "tooltape", "matrix", "--adapters", "reference", silent=True, success_codes=[1]
+    )
+    flagged = [line for line in str(output).splitlines() if line.startswith("UNEXPECTED")]
+    expected = (
+        f"UNEXPECTED shared_index_idless x openai_chat x reference: "
+        f"langchain-core {OLD_LANGCHAIN_CORE} is not as"
+    )
+    if not any(line.startswith(expected) for line in flagged):
+        session.error(f"the matrix did not name shared_index_idless x openai_chat:\n{output}")
+    session.log(f"{len(flagged)} cells named, as expected; the first: {flagged[0][:300]}")

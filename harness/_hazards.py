@@ -26,7 +26,10 @@ Kinds:
     ``shared_index`` + ``pack_fragments`` swaps the names of two calls). Only found
     when the stream is known (:func:`reference_merge` passes it); calls that share
     an index but carry their ids on every chunk merge unambiguously and are not
-    reported.
+    reported. Also reported when chunks with *different* ids on one index ended
+    in one merged call (langchain-core releases before 1.3 merged by index alone:
+    two calls on index 0 became ``get_weatherget_weather``); the glued name is
+    then not a ``repeated_name``, since the provider did not repeat it.
 ``missing_id``
     A valid call has no id (``None`` or ``""``): its result cannot be paired.
 ``duplicate_id``
@@ -46,7 +49,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.harness._index_routing import Guess, guessed_joins, shares_an_index
+from tooltape.harness._index_routing import Guess, glued_ids, guessed_joins, shares_an_index
 from tooltape.harness._json_text import loads
 from tooltape.harness._models import Hazard
 
@@ -131,13 +134,18 @@ def find_hazards(
     if valid is None:
         valid = _validity(chunks)
     guesses = guessed_joins(stream) if stream is not None and shares_an_index(chunks) else {}
+    glued = glued_ids(chunks, stream) if stream is not None else {}
     for position, chunk in enumerate(chunks):
         is_valid = valid[position]
         found = _chunk_hazards(position, chunk, lanes, known, is_valid)
+        if found and glued and position in glued:
+            found = [h for h in found if h.kind != "repeated_name"]
         if found:
             hazards.extend(found)
         if guesses and position in guesses:
             hazards.append(_shared_index(guesses[position], chunk))
+        elif glued and position in glued:
+            hazards.append(_glued(position, chunk, glued[position]))
         lanes.add(chunk)
         call_id, name = chunk.get("id"), chunk.get("name")
         if not is_valid:
@@ -304,6 +312,17 @@ def _shared_index(guess: Guess, chunk: ToolCallChunk) -> Hazard:
         detail=f"index {guess.index!r} held {guess.calls} calls when message {guess.message} "
         f"sent a chunk its id could not place; langchain-core joined it to the first call "
         f"there that could take it ({chunk.get('name')!r}), whichever call it belonged to",
+    )
+
+
+def _glued(position: int, chunk: ToolCallChunk, ids: list[Any]) -> Hazard:
+    shown = ", ".join(map(repr, ids[:4])) + (", ..." if len(ids) > 4 else "")
+    return Hazard(
+        kind="shared_index",
+        position=position,
+        call_id=chunk.get("id"),
+        detail=f"calls with different ids ({shown}) shared index {chunk.get('index')!r} and "
+        f"langchain-core merged them into one call {chunk.get('name')!r}",
     )
 
 

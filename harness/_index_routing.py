@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Guess", "guessed_joins", "shares_an_index"]
+__all__ = ["Guess", "glued_ids", "guessed_joins", "shares_an_index"]
 
 
 @dataclass(frozen=True)
@@ -118,3 +118,44 @@ def _target(lane: _Index, call_id: Any) -> int | None:
     idless = lane.idless[0] if lane.idless else None
     candidates = [p for p in (same, idless) if p is not None]
     return min(candidates) if candidates else None
+
+
+def glued_ids(merged: Sequence[Any], messages: Sequence[Iterable[Any]]) -> dict[int, list[Any]]:
+    """Merged positions that took chunks of several ids: calls langchain-core glued together.
+
+    Each distinct id streamed on an index is a call of its own; when an index holds
+    fewer merged chunks than it carried ids, chunks with conflicting ids were merged
+    (langchain-core releases that merged by index alone did). The merged chunks on
+    such an index whose id is not one streamed id (the ids were concatenated), or
+    else the first one there, are reported with the index's ids in stream order.
+
+    Args:
+        merged: The merged chunks, one per call.
+        messages: The ``tool_call_chunks`` of each streamed message, in order.
+    """
+    streamed: dict[Any, dict[Any, None]] = {}
+    for message in messages:
+        for chunk in message:
+            index, call_id = chunk.get("index"), chunk.get("id")
+            if call_id and _merges_on(index):
+                try:
+                    streamed.setdefault(index, {})[call_id] = None
+                except TypeError:  # an unhashable id: langchain-core would fail on it too
+                    continue
+    several = {index: ids for index, ids in streamed.items() if len(ids) > 1}
+    if not several:
+        return {}
+    on_index: dict[Any, list[int]] = {}
+    for position, chunk in enumerate(merged):
+        index = chunk.get("index")
+        if _merges_on(index) and index in several:
+            on_index.setdefault(index, []).append(position)
+    glued: dict[int, list[Any]] = {}
+    for index, positions in on_index.items():
+        ids = several[index]
+        if len(positions) >= len(ids):
+            continue
+        foreign = [p for p in positions if merged[p].get("id") not in ids]
+        for position in foreign or positions[:1]:
+            glued[position] = list(ids)
+    return glued

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -128,15 +130,37 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("tooltape_case", cases, ids=[c.id for c in cases], indirect=True)
 
 
+@contextmanager
+def _case_limit(item: pytest.Item) -> Iterator[None]:
+    """A ``tooltape_case`` test that spins fails as hanging, instead of hanging the run."""
+    if "tooltape_case" not in getattr(item, "fixturenames", ()):
+        yield
+        return
+    from tooltape.plugin._cell_limits import CellHangs, bounded
+
+    seconds = session_value(item.config, "case_timeout")
+    try:
+        with bounded(seconds or None):
+            yield
+    except CellHangs as error:
+        case = getattr(item, "callspec", None)
+        where = case.id if case is not None else item.name
+        raise pytest.fail.Exception(
+            f"tooltape_case {where}: the test {error} (--tooltape-case-timeout)", pytrace=False
+        ) from None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     """A request no recording answers fails the test itself, whatever the code under test did.
 
     The SDK saw a 404 and may have raised its own error (or the code swallowed it):
     the test's failure is the unmatched request, with the nearest recording and a diff.
+    A ``tooltape_case`` test runs under ``--tooltape-case-timeout``.
     """
     try:
-        result = yield
+        with _case_limit(item):
+            result = yield
     except Exception as error:
         session = item.stash.get(SESSION_KEY, None)
         failure = session.player.unmatched_failure(error) if session is not None else None

@@ -46,6 +46,16 @@ def _boolean(value: str | bool) -> bool:
     raise pytest.UsageError(f"tooltape: {value!r} is not a boolean (use true or false)")
 
 
+def _seconds(value: str | float) -> float:
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if seconds < 0:
+        raise pytest.UsageError(f"tooltape: {value!r} is not a number of seconds (0: no limit)")
+    return seconds
+
+
 def _seed(value: str | int) -> int:
     try:
         return int(value)
@@ -118,6 +128,15 @@ SETTINGS: dict[str, Setting] = {
             0,
             _seed,
             "N",
+        ),
+        Setting(
+            "case_timeout",
+            "--tooltape-case-timeout",
+            "Seconds a tooltape_case test may run before it fails as hanging "
+            "(default 60; 0: none).",
+            60.0,
+            _seconds,
+            "SECONDS",
         ),
     )
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
@@ -18,6 +19,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 @click.option("--disagreements-only", is_flag=True, help="Hide scenarios where all agree.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable rows.")
 @click.option(
+    "--reference",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="langchain-core's pinned outcomes (default: the bundled reference_outcomes.yaml).",
+)
+@click.option(
     "--js/--no-js",
     "js",
     default=None,
@@ -29,7 +35,8 @@ def differential(
     disagreements_only: bool,
     as_json: bool,
     js: bool | None,
-) -> None:
+    reference: Path | None,
+) -> int:
     """Run each scenario through langchain-core and the official SDK accumulators.
 
     The accumulators are langchain-core's merge (of every dialect's parse) and each
@@ -40,7 +47,9 @@ def differential(
     what every accumulator made of the same scenario, and where they disagree. With
     LangChain.js installed (or --js), its ChatOpenAI and ChatAnthropic stream the same
     bytes from 127.0.0.1 as the langchain-js accumulator, and a last block lists where
-    LangChain.js and langchain-core merge them differently.
+    LangChain.js and langchain-core merge them differently. Exits 1 when
+    langchain-core's own calls are not the ones reference_outcomes.yaml pins for
+    that scenario and dialect (the installed release changed), naming them.
 
     \b
     Examples:
@@ -61,7 +70,11 @@ def differential(
     )
     if js:
         require_js()  # before the slow part: a missing node fails at once
+    from tooltape.plugin.cli.reference_pins import differential_changes, load_reference_pins
+
+    pins = load_reference_pins(reference)
     rows, note = with_langchain_js(pool, differential_table(pool), required=js)
+    changed = differential_changes(rows, pins)
     if note:
         click.echo(note, err=True)
     report = render_js_report(rows)
@@ -69,11 +82,18 @@ def differential(
         rows = [row for row in rows if not row.agree]
     none = "\n".join(f"  {n}: {why}" for n, why in dialects_without_accumulators().items())
     none = f"dialects with no accumulator beside langchain-core:\n{none}"
+    moved = "\n".join(f"  {line}" for line in changed)
+    moved = f"langchain-core is not as pinned (fails the run):\n{moved}" if changed else ""
     if as_json:
         click.echo(json.dumps([row.as_dict() for row in rows], indent=2, default=str))
         click.echo(none, err=True)
-        return
+        if moved:
+            click.echo(moved, err=True)
+        return 1 if changed else 0
     click.echo(render_differential(rows) or "tooltape: every accumulator agrees")
     click.echo(f"\n{none}")
     if report:
         click.echo(f"\n{report}")
+    if moved:
+        click.echo(f"\n{moved}")
+    return 1 if changed else 0

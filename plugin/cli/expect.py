@@ -10,7 +10,12 @@ default, ``--expectations PATH`` otherwise)::
         scenarios: [no_index_whole_calls, no_index_split_args]
         outcome: crashes                 # or: differs
         error: TypeError                 # optional, crashes only: the exception type
+<<<<<<< HEAD
         reason: "ChatCompletionStreamState cannot accumulate index-less deltas (https://github.com/openai/openai-python/issues/2806)"
+=======
+        message: "has no attribute"      # optional, crashes only: a pattern (re.search)
+        reason: "ChatCompletionStreamState cannot accumulate index-less deltas (O6)"
+>>>>>>> h-matrix
 
 A result is expected when it passes (``pass`` or ``hazard``) and no entry names
 it, or when it differs or crashes and an entry names it with that outcome (and
@@ -20,6 +25,7 @@ unexpected too, like a strict xfail: fixed behaviour must update the file.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -27,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tooltape.harness import TooltapeUsageError
 from tooltape.harness._expansion import expanded_size, expansion_limit
@@ -57,12 +63,24 @@ class Expectation(BaseModel):
     """The scenarios it covers, by name."""
     dialects: tuple[str, ...] | None = None
     """The dialects it covers; ``None``: every dialect the adapter runs on."""
-    outcome: Literal["differs", "crashes"]
+    outcome: Literal["differs", "crashes", "hangs", "memory"]
     """What the subject does there."""
     error: str | None = None
     """For ``crashes``: the exception's type name, when it matters."""
+    message: str | None = None
+    """For ``crashes``: a regular expression the exception's message must match (``re.search``)."""
     reason: str = Field(min_length=1)
     """Why: the quirk, the adapter's behaviour, the issue or test that pins it."""
+
+    @field_validator("message")
+    @classmethod
+    def _pattern(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as error:
+                raise ValueError(f"not a regular expression: {error}") from None
+        return value
 
     def covers(self, adapter: str, dialect: str, scenario: str) -> bool:
         """True when this entry speaks about that result."""
@@ -99,15 +117,24 @@ class Expectations:
     """Where they came from (for messages)."""
 
     def judge(
-        self, adapter: str, dialect: str, scenario: str, status: str, error: str | None
+        self,
+        adapter: str,
+        dialect: str,
+        scenario: str,
+        status: str,
+        error: str | None,
+        detail: str = "",
     ) -> Verdict:
         """Decide whether a result with ``status`` (and exception type ``error``) is expected.
+
+        ``detail`` is the crash's ``Type: message``, which an entry's ``message``
+        pattern must match. A ``better`` result passes, like ``pass``.
 
         Any entry that covers the result and names its outcome (and error type)
         makes it expected, so entries appended by ``--pin`` take effect next to old ones.
         """
         covering = [e for e in self.entries if e.covers(adapter, dialect, scenario)]
-        if status in ("pass", "hazard", "n/a"):
+        if status in ("pass", "hazard", "better", "n/a"):
             if not covering:
                 return Verdict(True, "")
             entry = covering[0]
@@ -115,14 +142,19 @@ class Expectations:
                 False, f"now {status}, but {self.source} expects {entry.outcome}: {entry.reason}"
             )
         for entry in covering:
-            if entry.outcome == status and entry.error in (None, error):
+            matches = entry.message is None or re.search(entry.message, detail)
+            if entry.outcome == status and entry.error in (None, error) and matches:
                 return Verdict(True, entry.reason)
         if not covering:
             return Verdict(False, f"{status}, and {self.source} does not expect it")
         entry = covering[0]
         if entry.outcome != status:
             return Verdict(False, f"{status}, but {self.source} expects {entry.outcome}")
-        return Verdict(False, f"raised {error}, but {self.source} expects {entry.error}")
+        if entry.error not in (None, error):
+            return Verdict(False, f"raised {error}, but {self.source} expects {entry.error}")
+        return Verdict(
+            False, f"{detail!r} does not match the message {entry.message!r} {self.source} expects"
+        )
 
     def check_names(self, scenarios: Iterable[str], adapters: Iterable[str]) -> None:
         """Refuse an entry that names an unknown scenario or adapter (a typo never pins).

@@ -29,7 +29,7 @@ table.grid thead th { writing-mode: vertical-rl; transform: rotate(180deg); font
 table.grid tbody th { text-align: left; font-weight: 500; white-space: nowrap; }
 td.cell { min-width: 3.2em; position: relative; }
 td.pass { background: #d9f5dd; } td.hazard { background: #fff1b8; }
-td.differs { background: #f3d4f5; } td.crashes { background: #ffd0cc; }
+td.differs { background: #f3d4f5; } td.crashes, td.hangs, td.memory { background: #ffd0cc; }
 td.na { background: #f2f2f4; color: #999; }
 td.unexpected { outline: 3px solid #c00; outline-offset: -3px; }
 summary { cursor: pointer; list-style: none; white-space: nowrap; font-family: monospace; }
@@ -39,7 +39,9 @@ details[open] > .pop { position: absolute; z-index: 5; left: 0; top: 100%; width
 .b { display: inline-block; min-width: 1.1em; text-align: center; border-radius: 3px;
   margin-right: 1px; font-weight: 600; }
 .b.pass { color: #1a7f37; } .b.hazard { color: #9a6700; } .b.differs { color: #8250df; }
-.b.crashes { color: #cf222e; } .b.unexpected { background: #cf222e; color: #fff; }
+.b.better { color: #0969da; } td.better { background: #ddf4ff; }
+.b.crashes, .b.hangs, .b.memory { color: #cf222e; }
+.b.unexpected { background: #cf222e; color: #fff; }
 pre { background: #f6f8fa; padding: .4em; overflow-x: auto; font-size: 12px; margin: .3em 0; }
 .legend span { margin-right: 1.2em; }
 .b sub { font-size: 65%; font-weight: 400; color: #555; }
@@ -139,7 +141,7 @@ def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -
     )
     summary = "".join(
         f"<span>{_e(status)}: {statuses[status]}</span>"
-        for status in ("pass", "hazard", "differs", "crashes")
+        for status in ("pass", "hazard", "better", "differs", "crashes", "hangs", "memory")
     )
     order = "".join(f"<li><b>{_e(d)}</b>: {_e(_subjects(cells, d))}</li>" for d in dialects)
     return f"""<!DOCTYPE html>

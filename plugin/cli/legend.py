@@ -10,15 +10,30 @@ from collections.abc import Iterable
 
 __all__ = ["MEANINGS", "SUBJECT_KEYS", "SYMBOLS", "subject_key", "subject_legend"]
 
-SYMBOLS = {"pass": "✓", "hazard": "!", "differs": "≠", "crashes": "✗", "n/a": "·"}
+SYMBOLS = {
+    "pass": "✓",
+    "hazard": "!",
+    "better": "+",
+    "differs": "≠",
+    "crashes": "✗",
+    "hangs": "⧗",
+    "memory": "M",
+    "n/a": "·",
+}
 
 MEANINGS = {
     "pass": "merged calls equal the reference's (and the plan's when the scenario is lossless)",
     "hazard": "passes, but the reference (langchain-core) reports hazards in the stream",
-    "differs": "merged calls differ from the reference's, or from the plan",
+    "better": "differs from the reference where langchain-core loses or invents data, and "
+    "the subject does not (recovers the plan, or keeps repaired arguments invalid): shown, "
+    "not failed",
+    "differs": "worse: merged calls differ from the reference's, or from the plan",
     "crashes": "the subject raised while streaming",
+    "hangs": "the subject ran past the cell's time limit (--cell-timeout); the run went on",
+    "memory": "the subject grew the process past the cell's memory bound (--cell-memory)",
     "n/a": "the dialect cannot say the scenario's quirks",
-    "unexpected": "not what matrix_expectations.yaml expects (fails the run)",
+    "unexpected": "not what matrix_expectations.yaml expects, or langchain-core not as "
+    "reference_outcomes.yaml pins it (fails the run)",
 }
 
 SUBJECT_KEYS = {

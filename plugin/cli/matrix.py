@@ -31,8 +31,11 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 STYLES = {
     "pass": "green",
     "hazard": "yellow",
+    "better": "cyan",
     "differs": "magenta",
     "crashes": "red",
+    "hangs": "red",
+    "memory": "red",
     "n/a": "dim",
 }
 
@@ -106,12 +109,13 @@ def _summary_table(cells: list[Any], dialects: list[str]) -> Table:
     table = Table(title="tooltape matrix: results per dialect and subject")
     table.add_column("dialect")
     table.add_column("subject")
-    for status in ("pass", "hazard", "differs", "crashes", "unexpected"):
+    shown = ("pass", "hazard", "better", "differs", "crashes", "hangs", "memory")
+    for status in (*shown, "unexpected"):
         table.add_column(status, justify="right", style=STYLES.get(status, "bold red"))
     for dialect in dialects:
         for (name, adapter), counter in counts.items():
             if name == dialect:
-                values = [str(counter[s] or "") for s in ("pass", "hazard", "differs", "crashes")]
+                values = [str(counter[s] or "") for s in shown]
                 table.add_row(dialect, adapter, *values, str(counter["unexpected"] or ""))
     return table
 
@@ -194,14 +198,14 @@ def _progress_lines(scenarios: int, dialects: int) -> Callable[[Any], None]:
 
 
 def _run_with_progress(
-    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any
+    scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any, **options: Any
 ) -> Any:
     from tooltape.plugin.cli.matrix_run import run_matrix
 
     err = Console(stderr=True)
     if not err.is_terminal:
         lines = _progress_lines(len(scenarios), len(dialects))
-        return run_matrix(scenarios, dialects, adapters, expect, progress=lines)
+        return run_matrix(scenarios, dialects, adapters, expect, progress=lines, **options)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(
         *columns, TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal
@@ -211,7 +215,41 @@ def _run_with_progress(
         def advance(cell: Any) -> None:
             progress.update(task, advance=1, description=f"{cell.scenario.name} x {cell.dialect}")
 
-        return run_matrix(scenarios, dialects, adapters, expect, progress=advance)
+        return run_matrix(scenarios, dialects, adapters, expect, progress=advance, **options)
+
+
+def _load_pins(path: Path | None, updating: bool) -> Any:
+    """The pinned reference outcomes (``None`` when updating a file that does not exist yet)."""
+    from tooltape.fake_providers import dialect_names
+    from tooltape.plugin.cli.reference_pins import (
+        bundled_reference_path,
+        check_pinned_names,
+        load_reference_pins,
+    )
+
+    if updating and not (path or bundled_reference_path()).exists():
+        return None
+    pins = load_reference_pins(path)
+    from tooltape.cassettes import bundled_scenarios
+
+    check_pinned_names(pins, [s.name for s in bundled_scenarios()], dialect_names(profiles=True))
+    return pins
+
+
+def _write_pins(cells: list[Any], previous: Any, path: Path | None) -> None:
+    from tooltape.plugin.cli.reference_pins import (
+        bundled_reference_path,
+        installed_langchain_core,
+        updated_reference,
+    )
+
+    target = path or bundled_reference_path()
+    target.write_text(updated_reference(cells, previous), encoding="utf-8")
+    click.echo(
+        f"tooltape matrix: pinned langchain-core {installed_langchain_core()}'s outcome in "
+        f"{len(cells)} cells in {target}",
+        err=True,
+    )
 
 
 @click.command(context_settings=CONTEXT)
@@ -228,6 +266,31 @@ def _run_with_progress(
     help="Known outcomes (default: the bundled matrix_expectations.yaml).",
 )
 @click.option("--pin", is_flag=True, help="Print YAML entries that would pin the unexpected.")
+@click.option(
+    "--reference",
+    "reference",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="langchain-core's pinned outcomes (default: the bundled reference_outcomes.yaml).",
+)
+@click.option(
+    "--update-reference",
+    is_flag=True,
+    help="Pin the installed langchain-core's outcome in the cells run (writes --reference).",
+)
+@click.option(
+    "--cell-timeout",
+    type=click.FloatRange(min=0),
+    default=5.0,
+    show_default=True,
+    help="Seconds a subject may take over one cell before it is reported as hangs (0: none).",
+)
+@click.option(
+    "--cell-memory",
+    type=click.FloatRange(min=0),
+    default=1024.0,
+    show_default=True,
+    help="MiB a subject may grow the process by over one cell: else memory (0: no bound).",
+)
 def matrix(
     adapters: tuple[str, ...],
     scenarios: tuple[str, ...],
@@ -238,13 +301,23 @@ def matrix(
     grid: bool,
     expectations: Path | None,
     pin: bool,
+    reference: Path | None,
+    update_reference: bool,
+    cell_timeout: float,
+    cell_memory: float,
 ) -> int:
     """Run every bundled scenario x dialect through the reference and each installed adapter.
 
     Each subject's merged calls are compared with langchain-core's merge of what
     the dialect's adapter yields (and with the plan when the scenario is
-    lossless): pass, hazard (passes, but the reference has hazards), differs, or
-    crashes. Exits 1 when a result is not what the expectations file says.
+    lossless): pass, hazard (passes, but the reference has hazards), better
+    (differs where langchain-core loses or invents data, and the subject does
+    not: shown, not failed), differs, crashes, or hangs / memory (past
+    --cell-timeout or --cell-memory: reported with the scenario, and the run
+    goes on). Exits 1 when a result is not what the expectations file says, or
+    when langchain-core's own outcome in a cell (calls, invalid calls, hazard
+    kinds and counts) is not the one reference_outcomes.yaml pins;
+    --update-reference pins the installed release's instead.
 
     \b
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,
@@ -257,6 +330,7 @@ def matrix(
       tooltape matrix --dialects openai_chat,anthropic_messages --grid
       tooltape matrix --adapters reference,langchain-openai --dialects openai_chat --html m.html
       tooltape matrix --tag truncation --json > matrix.json
+      tooltape matrix --adapters reference --update-reference --reference pins.yaml
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.plugin.cli.adapters import adapter_names
     from tooltape.plugin.cli.expect import load_expectations, pinned_entries
@@ -268,9 +342,20 @@ def matrix(
 
     expect = load_expectations(expectations)
     expect.check_names([s.name for s in bundled_scenarios()], adapter_names())
+    pins = _load_pins(reference, update_reference)
     started = time.perf_counter()
-    cells = _run_with_progress(pool, chosen_dialects, chosen_adapters, expect)
+    cells = _run_with_progress(
+        pool,
+        chosen_dialects,
+        chosen_adapters,
+        expect,
+        pins=None if update_reference else pins,
+        cell_timeout=cell_timeout or None,
+        cell_memory=cell_memory or None,
+    )
     elapsed = time.perf_counter() - started
+    if update_reference:
+        _write_pins(cells, pins, reference)
     unexpected = [(c, r) for c in cells for r in c.unexpected]
     if html is not None:
         from tooltape.plugin.cli.html import matrix_page
@@ -278,7 +363,7 @@ def matrix(
         html.write_text(matrix_page(cells, chosen_dialects, elapsed), encoding="utf-8")
     if pin:
         rows = [(r.adapter, c.dialect, c.scenario.name, r.status, r.error) for c, r in unexpected]
-        rows = [row for row in rows if row[3] in ("differs", "crashes")]
+        rows = [row for row in rows if row[3] in ("differs", "crashes", "hangs", "memory")]
         text = yaml.safe_dump(
             {"expectations": pinned_entries(rows)},
             sort_keys=False,

@@ -47,16 +47,35 @@ from tooltape.harness import (
     draw_lanes,
     reference_merge,
 )
+from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
 from tooltape.plugin.cli.adapters import Adapter, Merged, adapters
 from tooltape.plugin.cli.expect import Expectations
+from tooltape.plugin.cli.reference_pins import ReferencePins
 
-__all__ = ["Cell", "Result", "is_lossless", "run_matrix", "subjects_for"]
+__all__ = [
+    "DEFAULT_CELL_MEMORY",
+    "DEFAULT_CELL_TIMEOUT",
+    "Cell",
+    "Result",
+    "is_lossless",
+    "run_matrix",
+    "subjects_for",
+]
 
 _UUID4 = re.compile(
     r"^[0-9a-f]{8}(-?)[0-9a-f]{4}(?:\1)4[0-9a-f]{3}\1[89ab][0-9a-f]{3}\1[0-9a-f]{12}$"
 )
 """A uuid4, with dashes or as ``.hex`` (ChatMistralAI's)."""
-_RANK = {"n/a": 0, "pass": 1, "hazard": 2, "differs": 3, "crashes": 4}
+_RANK = {
+    "n/a": 0,
+    "pass": 1,
+    "hazard": 2,
+    "better": 3,
+    "differs": 4,
+    "crashes": 5,
+    "memory": 6,
+    "hangs": 7,
+}
 
 
 @dataclass
@@ -65,7 +84,8 @@ class Result:
 
     adapter: str
     status: str
-    """``pass``, ``hazard``, ``differs``, ``crashes`` or ``n/a``."""
+    """``pass`` or ``hazard`` (as the reference), ``better`` (than the reference: shown,
+    not failed), ``differs`` (worse), ``crashes``, ``hangs``, ``memory`` or ``n/a``."""
     detail: str = ""
     """The diff, or ``Type: message`` for a crash."""
     error: str | None = None
@@ -220,6 +240,10 @@ class _Stage:
             self.server_url = stack.enter_context(serve_in_thread(self.app))
         self.clients: dict[tuple[int, str], Any] = {}
         self.providers: dict[tuple[str, str], FakeProvider] = {}
+        self.seconds: float | None = DEFAULT_CELL_TIMEOUT
+        """Each subject's time limit per cell (``None``: none)."""
+        self.megabytes: float | None = DEFAULT_CELL_MEMORY
+        """How far each subject may grow the process's memory per cell (``None``: no bound)."""
 
     def serve(self, adapter: Adapter, dialect: Dialect, wire: Wire) -> FakeProvider:
         provider = self._provider(adapter.transport, dialect).stream(wire)
@@ -292,7 +316,12 @@ def _run_subject(
         try:
             client = stage.client(adapter, dialect)
             stage.serve(adapter, dialect, wire)
-            got = adapter.run(client, cell.scenario.plan)
+            with bounded(stage.seconds, stage.megabytes):
+                got = adapter.run(client, cell.scenario.plan)
+        except CellHangs as error:
+            result = Result(adapter.name, "hangs", f"{cell.scenario.name}: {error}", "CellHangs")
+        except CellMemory as error:
+            result = Result(adapter.name, "memory", f"{cell.scenario.name}: {error}", "CellMemory")
         except Exception as error:
             result = Result(adapter.name, "crashes", _short(error), type(error).__name__)
         else:
@@ -313,9 +342,52 @@ def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
     if got != want:  # equal calls need no id alignment
         got = _align_generated_ids(got, want)
         if got != want:
-            return "differs", _diff(want, got, "reference", "subject")
+            better = _better(cell, got)
+            diff = _diff(want, got, "reference", "subject")
+            return ("better", f"{better}\n{diff}") if better else ("differs", diff)
     reference = cell.results[0]  # _prepared put the reference's result first
     return reference.status, reference.detail
+
+
+def _canonical(calls: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(c, sort_keys=True, ensure_ascii=False, default=str) for c in calls)
+
+
+def _better(cell: Cell, got: Merged) -> str:
+    """Why a subject that differs from the reference is better than it (empty: it is not).
+
+    Judged against the plan, with langchain-core as context: the subject recovers
+    the plan where langchain-core does not (it lost or mangled data), or it keeps
+    invalid exactly the calls whose arguments langchain-core repaired (invented)
+    into valid ones, and agrees with it on everything else.
+    """
+    assert cell.reference is not None
+    planned = cell.scenario.plan.expected_calls()
+    want = cell.reference_calls
+    if _plan_view(got, planned) == (planned, []) and _plan_view(want, planned) != (planned, []):
+        return "better than the reference: recovers the plan, which langchain-core does not"
+    chunks = cell.reference.chunks
+    positions = [h.position for h in cell.reference.hazards if h.kind == "args_repaired"]
+    streamed = [  # the repaired calls as the stream sent them: name, id, the raw argument text
+        {key: chunks[at].get(key) for key in ("name", "args", "id")}
+        for at in positions
+        if at is not None and at < len(chunks)
+    ]
+    if not streamed:
+        return ""
+    repaired = {(c["name"], c["id"]) for c in streamed}
+    kept = [c for c in want[0] if (c.get("name"), c.get("id")) not in repaired]
+    moved = [c for c in want[0] if (c.get("name"), c.get("id")) in repaired]
+    if (
+        len(moved) == len(streamed)
+        and _canonical(got[0]) == _canonical(kept)
+        and _canonical(got[1]) == _canonical([*want[1], *streamed])
+    ):
+        return (
+            "better than the reference: keeps invalid the arguments langchain-core "
+            "repaired into a valid call (" + ", ".join(repr(c.get("name")) for c in moved) + ")"
+        )
+    return ""
 
 
 def _reference_result(cell: Cell, scenario: Scenario) -> Result:
@@ -344,6 +416,11 @@ def _prepared(scenario: Scenario, dialect: Dialect) -> tuple[Cell, Wire | None]:
     return cell, wire
 
 
+DEFAULT_CELL_TIMEOUT = 5.0
+"""Seconds a subject may take over one cell before it is reported as ``hangs``."""
+DEFAULT_CELL_MEMORY = 1024.0
+"""MiB a subject may grow the process by over one cell before it is reported as ``memory``."""
+
 _PREPARED_AHEAD = 64
 """Cells rendered, parsed and merged before their subjects stream them.
 
@@ -359,20 +436,40 @@ def _staged(needs_server: bool) -> Iterator[_Stage]:
         yield _Stage(stack, needs_server)
 
 
+def _judge_reference(cell: Cell, pins: ReferencePins) -> None:
+    """Hold the reference row to its pinned outcome: any change makes it unexpected."""
+    why = pins.judge(cell)
+    if why is None:
+        return
+    if not cell.results or cell.results[0].adapter != "reference":
+        cell.results.insert(0, Result("reference", "n/a"))  # skipped now, pinned otherwise
+    cell.results[0].expected, cell.results[0].reason = False, why
+
+
 def run_matrix(
     scenarios: Sequence[Scenario],
     dialects: Sequence[str],
     adapters: Sequence[str] | None,
     expectations: Expectations,
     progress: Callable[[Cell], None] = lambda cell: None,
+    pins: ReferencePins | None = None,
+    cell_timeout: float | None = DEFAULT_CELL_TIMEOUT,
+    cell_memory: float | None = DEFAULT_CELL_MEMORY,
 ) -> list[Cell]:
-    """Run every scenario x dialect cell; judge each result against ``expectations``."""
+    """Run every scenario x dialect cell; judge each result against ``expectations``.
+
+    With ``pins``, the reference row (langchain-core) is also held to its pinned
+    outcome in every cell, lossy ones included. Each subject runs each cell under
+    ``cell_timeout`` seconds and ``cell_memory`` MiB of growth (``None``: unbounded);
+    one that exceeds either is ``hangs`` or ``memory`` there, and the run goes on.
+    """
     resolved = [get_dialect(name) for name in dialects]
     subjects = {d.name: subjects_for(d, adapters) for d in resolved}
     needs_server = any(a.transport == "server" for group in subjects.values() for a in group)
     pairs = [(scenario, dialect) for scenario in scenarios for dialect in resolved]
     cells = []
     with _staged(needs_server) as stage:
+        stage.seconds, stage.megabytes = cell_timeout, cell_memory
         for start in range(0, len(pairs), _PREPARED_AHEAD):
             block = pairs[start : start + _PREPARED_AHEAD]
             prepared = [_prepared(scenario, dialect) for scenario, dialect in block]
@@ -383,9 +480,16 @@ def run_matrix(
                     ]
                 for result in cell.results:
                     verdict = expectations.judge(
-                        result.adapter, cell.dialect, scenario.name, result.status, result.error
+                        result.adapter,
+                        cell.dialect,
+                        scenario.name,
+                        result.status,
+                        result.error,
+                        result.detail,
                     )
                     result.expected, result.reason = verdict.expected, verdict.reason
+                if pins is not None:
+                    _judge_reference(cell, pins)
                 cells.append(cell)
                 progress(cell)
     return cells

@@ -273,3 +273,52 @@ def test_guesses_need_an_index_two_merged_calls_hold(stream):
     chunks = reference_merge(stream).chunks
     if not shares_an_index(chunks):
         assert guessed_joins(rows) == {}
+
+
+def _glued_by_index_alone() -> tuple[list, list]:
+    """Two calls on index 0 with different ids, merged as langchain-core 1.2 merged them.
+
+    Before langchain-core 1.3, ``merge_lists`` joined chunks by index alone; this is
+    its output for the two messages below (the names, args and ids concatenated).
+    """
+    stream = [
+        [tool_call_chunk(name="get_weather", args='{"city": "Paris"}', id="call_a", index=0)],
+        [tool_call_chunk(name="get_weather", args='{"city": "Oslo"}', id="call_b", index=0)],
+    ]
+    merged = [
+        tool_call_chunk(
+            name="get_weatherget_weather",
+            args='{"city": "Paris"}{"city": "Oslo"}',
+            id="call_acall_b",
+            index=0,
+        )
+    ]
+    return merged, stream
+
+
+def test_calls_with_different_ids_merged_into_one_are_shared_index_not_repeated_name():
+    merged, stream = _glued_by_index_alone()
+
+    hazards = find_hazards(merged, stream=stream)
+
+    kinds = [h.kind for h in hazards]
+    assert "repeated_name" not in kinds
+    assert kinds.count("shared_index") == 1
+    glued = next(h for h in hazards if h.kind == "shared_index")
+    assert "'call_a', 'call_b'" in glued.detail
+    assert "merged them into one call 'get_weatherget_weather'" in glued.detail
+
+
+def test_without_the_stream_a_glued_name_still_reads_as_repeated():
+    merged, _stream = _glued_by_index_alone()
+
+    assert "repeated_name" in {h.kind for h in find_hazards(merged)}
+
+
+def test_the_current_merge_keeps_calls_with_different_ids_apart_and_reports_nothing_glued():
+    _merged, stream = _glued_by_index_alone()
+
+    result = reference_merge(stream)
+
+    assert [c["id"] for c in result.tool_calls] == ["call_a", "call_b"]
+    assert not result.hazard_kinds() & {"shared_index", "repeated_name"}

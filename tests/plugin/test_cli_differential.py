@@ -15,7 +15,7 @@ TOOLTAPE = str(Path(sys.executable).parent / "tooltape")
 
 
 def run(*args):
-    return subprocess.run([TOOLTAPE, *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([TOOLTAPE, *map(str, args)], capture_output=True, text=True, timeout=600)
 
 
 def test_the_known_disagreements_show_up():
@@ -44,3 +44,23 @@ def test_unknown_scenario_is_one_line_and_exit_2():
     assert result.returncode == 2
     assert result.stderr.startswith("tooltape differential: error: unknown scenario 'nope'")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_langchain_core_not_as_pinned_exits_1_and_names_the_cell(tmp_path):
+    import yaml
+
+    from tooltape.plugin.cli.reference_pins import bundled_reference_path
+
+    document = yaml.safe_load(bundled_reference_path().read_text(encoding="utf-8"))
+    for group in document["cells"]["shared_index_idless"]:
+        if "openai_chat" in group["dialects"]:
+            group["calls"] = [{"name": "get_weatherget_weather", "args": {}, "id": "glued"}]
+    pins = tmp_path / "pins.yaml"
+    pins.write_text(yaml.safe_dump(document), encoding="utf-8")
+
+    done = run("differential", "--scenario", "shared_index_idless", "--no-js", "--reference", pins)
+
+    assert done.returncode == 1, done.stdout
+    assert "langchain-core is not as pinned (fails the run):" in done.stdout
+    assert "  shared_index_idless x openai_chat: langchain-core " in done.stdout
+    assert run("differential", "--scenario", "shared_index_idless", "--no-js").returncode == 0

@@ -17,9 +17,11 @@ from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers import get_dialect
 from tooltape.harness import Plan
 from tooltape.plugin.cli.adapters import Adapter, Merged
-from tooltape.plugin.cli.expect import Expectations
+from tooltape.plugin.cli.expect import Expectation, Expectations
 from tooltape.plugin.cli.matrix_run import (
     _PREPARED_AHEAD,
+    Cell,
+    Result,
     _prepared,
     _run_subject,
     _staged,
@@ -91,3 +93,75 @@ def test_a_subject_that_merges_as_the_reference_gets_its_outcome(scenario_name: 
     assert (same.status, same.detail) == (reference.status, reference.detail)
     assert nothing.status == "differs"
     assert nothing.detail.startswith("--- reference\n+++ subject")
+
+
+def _judged(scenario_name: str, dialect_name: str, merged: Merged) -> tuple[Result, Cell]:
+    dialect = get_dialect(dialect_name)
+    cell, wire = _prepared(get_scenario(scenario_name), dialect)
+    assert wire is not None and cell.reference is not None
+    with _staged(needs_server=False) as stage:
+        return _run_subject(stage, _subject_merging(merged), dialect, cell, wire), cell
+
+
+def test_keeping_invalid_what_langchain_core_repaired_is_better_not_worse() -> None:
+    # A cut argument: langchain-core's parse_partial_json closes it into {"city": "Pa"}.
+    kept = [{"name": "get_weather", "args": '{"city": "Pa', "id": "call_weather_1"}]
+
+    result, cell = _judged("truncated_mid_string", "openai_chat", ([], kept))
+
+    assert cell.reference_calls[0] == [
+        {"name": "get_weather", "args": {"city": "Pa"}, "id": "call_weather_1"}
+    ]
+    assert result.status == "better", result.detail
+    assert result.detail.startswith(
+        "better than the reference: keeps invalid the arguments langchain-core repaired"
+    )
+    assert Expectations((), "test").judge("fixed", "openai_chat", "x", "better", None).expected
+
+
+def test_recovering_the_plan_where_langchain_core_loses_it_is_better() -> None:
+    scenario = get_scenario("shared_index_idless")  # langchain-core glues Oslo's args on Paris
+    planned = scenario.plan.expected_calls()
+
+    result, cell = _judged("shared_index_idless", "openai_chat", (planned, []))
+
+    assert cell.reference_calls != (planned, [])
+    assert result.status == "better"
+    assert "recovers the plan, which langchain-core does not" in result.detail
+
+
+def test_differing_from_both_the_reference_and_the_plan_is_worse() -> None:
+    wrong = [{"name": "get_weather", "args": '{"city": "Oslo', "id": "call_weather_1"}]
+
+    result, _cell = _judged("truncated_mid_string", "openai_chat", ([], wrong))
+
+    assert result.status == "differs"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [(r"expected value at line \d+", True), (r"^Unterminated", False), (None, True)],
+)
+def test_a_crash_expectation_can_pin_the_message(message: str | None, expected: bool) -> None:
+    entry = Expectation(
+        adapter="fixed",
+        scenarios=("openai_golden",),
+        outcome="crashes",
+        error="ValueError",
+        message=message,
+        reason="a bare JSON error",
+    )
+    detail = "ValueError: expected value at line 1 column 7"
+
+    verdict = Expectations((entry,), "exp.yaml").judge(
+        "fixed", "openai_chat", "openai_golden", "crashes", "ValueError", detail
+    )
+
+    assert verdict.expected is expected
+    if not expected:
+        assert "does not match the message '^Unterminated' exp.yaml expects" in verdict.reason
+
+
+def test_a_message_that_is_not_a_pattern_is_refused() -> None:
+    with pytest.raises(ValueError, match="not a regular expression"):
+        Expectation(adapter="fixed", scenarios=("x",), outcome="crashes", message="(", reason="r")

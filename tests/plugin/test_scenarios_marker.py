@@ -136,3 +136,33 @@ def test_works_under_xdist_with_two_workers(pytester: pytest.Pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(["*tooltape scenario matrix*", "repeated_name*·*hazard*"])
+
+
+SPINNING_CASE = """
+import pytest
+
+@pytest.mark.tooltape_scenarios(names=["framing_keepalives", "openai_golden"],
+                                dialects=["openai_chat"])
+def test_consumer(tooltape_case):
+    model = tooltape_case.chat_model()
+    chunks = list(model.stream("hi"))
+    while tooltape_case.scenario.name == "framing_keepalives":  # a consumer that spins
+        chunks = chunks[:]
+    assert chunks
+"""
+
+
+def test_a_case_that_spins_fails_as_hanging_and_the_run_goes_on(pytester: pytest.Pytester):
+    pytester.makepyfile(SPINNING_CASE)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-v", "--tooltape-case-timeout=5", timeout=120
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_consumer?framing_keepalives-openai? FAILED*",
+            "*test_consumer?openai_golden-openai? PASSED*",
+            "*tooltape_case framing_keepalives-openai: the test hangs: still running after "
+            "5 s (the time limit) (--tooltape-case-timeout)*",
+        ]
+    )
