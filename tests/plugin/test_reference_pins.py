@@ -10,6 +10,7 @@ the release before the fix for calls sharing index 0 with different ids.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from tooltape.plugin.cli.reference_pins import (
     ReferencePins,
     bundled_reference_path,
     check_pinned_names,
+    installed_langchain_core,
     load_reference_pins,
     updated_reference,
 )
@@ -178,4 +180,8 @@ def test_updating_some_cells_keeps_every_other_pin_as_it_was() -> None:
 
     text = updated_reference(cells, load_reference_pins())
 
-    assert text == bundled_reference_path().read_text(encoding="utf-8")
+    # The header names the release that wrote the file: the installed one (1.8.0 under oldest).
+    bundled = bundled_reference_path().read_text(encoding="utf-8")
+    header = f"langchain_core: {installed_langchain_core()}"
+    expected = re.sub(r"^langchain_core: .*$", header, bundled, flags=re.M)
+    assert text == expected
