@@ -66,10 +66,9 @@ def _request_body(body: bytes, binary: bool) -> str | bytes | None:
     if not body:
         return None
     try:
-        parsed = json.loads(body)
-    except ValueError:
+        return json.dumps(json.loads(body), indent=2, ensure_ascii=False) + "\n"
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than json can go
         return _text_or_bytes(body, binary)
-    return json.dumps(parsed, indent=2, ensure_ascii=False) + "\n"
 
 
 def _interaction_data(interaction: Interaction, binary: bool) -> dict[str, Any]:

@@ -55,6 +55,7 @@ from tooltape.cassettes._store import (
     load_cassette,
     remove_orphans,
     write_atomically,
+    writing,
 )
 from tooltape.fake_providers import Wire
 from tooltape.harness import Quirk
@@ -209,7 +210,7 @@ class CassetteSession:
             self.player.check_unplayed()
 
     def _save(self) -> None:
-        with cassette_lock(self.path):
+        with writing(self.path, len(self.recorded)), cassette_lock(self.path):
             remove_orphans(self.path)
             current = load_cassette(self.path) if self.path.exists() else None
             new = self.recorded

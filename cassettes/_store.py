@@ -201,6 +201,24 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+@contextlib.contextmanager
+def writing(path: Path, unsaved: int) -> Iterator[None]:
+    """Turn an ``OSError`` while writing ``path`` into a :class:`CassetteError` that says so.
+
+    ``unsaved`` is how many interactions the failed write would have saved.
+    """
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        named = error.filename and str(error.filename) != str(path)
+        where = f" ({error.filename})" if named else ""
+        raise CassetteError(
+            f"{path}: cannot write the cassette: {reason}{where}; its {unsaved} "
+            "interaction(s) were not saved and the file on disk, if any, is as it was"
+        ) from error
+
+
 def encode_checked(cassette: Cassette, scrubber: Scrubber | None, path: Path) -> bytes:
     """The file bytes, secrets swept; refuse when a removed secret is still in them.
 
@@ -240,11 +258,12 @@ def save_cassette(
         The path written.
 
     Raises:
-        CassetteError: The file exists and ``overwrite`` is false, or a secret would be written.
+        CassetteError: The file exists and ``overwrite`` is false, a secret would be
+            written, or the file system refused the write (read-only, full, over a limit).
     """
     path = Path(path)
     data = encode_checked(cassette, scrubber, path)
-    with cassette_lock(path):
+    with writing(path, len(cassette.interactions)), cassette_lock(path):
         remove_orphans(path)
         if path.exists() and not overwrite:
             raise CassetteError(

@@ -187,7 +187,7 @@ def tooltape_cassette(
     tooltape_cassette_dir: Path,
 ) -> Iterator[CassetteSession]:
     """The cassette of ``@pytest.mark.tooltape_cassette``, replayed (or recorded) for the test."""
-    from tooltape.cassettes import CassetteSession
+    from tooltape.cassettes import CassetteError, CassetteSession
     from tooltape.cassettes._recorder import patched_transports
     from tooltape.harness import TooltapeUsageError
     from tooltape.plugin._network import block_network
@@ -232,7 +232,12 @@ def tooltape_cassette(
         finally:
             request.node.user_properties.append((CASSETTE_PROPERTY, str(path)))
     # A test that failed (an unmatched request included) is not failed again for unplayed ones.
-    session.close(failed=not _passed(request.node))
+    try:
+        session.close(failed=not _passed(request.node))
+    except CassetteError as error:  # a write the file system refused: one paragraph, no traceback
+        problem = f"tooltape: @pytest.mark.tooltape_cassette on {request.node.nodeid}: {error}"
+    if problem is not None:
+        pytest.fail(problem, pytrace=False)
     if session.written:
         request.node.user_properties.append((RECORDED_PROPERTY, str(path)))
 

@@ -163,3 +163,33 @@ def test_one(live, n):
     assert {
         line.split("[")[1].split("]")[0] for line in replayed.stdout.lines if "PASSED" in line
     } == passed
+
+
+def test_a_write_the_file_system_refuses_is_one_teardown_error_naming_the_file(
+    pytester: pytest.Pytester,
+):
+    pytester.makepyfile(
+        test_unwritable=_module(
+            """
+@pytest.mark.tooltape_cassette("turn", record_mode="once")
+def test_records(live):
+    ask(live)
+"""
+        )
+    )
+    (pytester.path / "cassettes").mkdir()
+    (pytester.path / "cassettes" / "test_unwritable").write_text("a file where a folder goes")
+
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_records*",
+            "tooltape: @pytest.mark.tooltape_cassette on test_unwritable.py::test_records: "
+            "*test_unwritable/turn.yaml: cannot write the cassette: File exists*"
+            "its 1 interaction(s) were not saved*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*_store.py*")
