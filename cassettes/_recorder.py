@@ -26,7 +26,8 @@ from tooltape.fake_providers import Wire
 
 __all__ = ["Handler", "MemoryHandler", "patched_transports", "recorded_response"]
 
-_DECODED_DROPS = frozenset({"content-encoding", "content-length"})
+DECODED_DROPS = frozenset({"content-encoding", "content-length"})
+"""Headers a response loses when its body is stored decoded."""
 
 
 class Handler(Protocol):
@@ -47,7 +48,7 @@ def recorded_response(
     """The response a finished capture stands for, headers cleaned (``None``: left out)."""
     kept = scrubber.clean_headers(headers, scrubber.response_headers)
     if capture.decoded:
-        kept = tuple((k, v) for k, v in kept if k not in _DECODED_DROPS)
+        kept = tuple((k, v) for k, v in kept if k not in DECODED_DROPS)
     body = b"".join(capture.reads)
     boundaries = tuple(itertools.accumulate(len(r) for r in capture.reads[:-1]))
     response = RecordedResponse(status, reason, kept, body, boundaries, capture.aborted)
@@ -110,7 +111,7 @@ def _libraries() -> list[ModuleType]:
 
 @contextmanager
 def patched_transports(handler: Handler) -> Iterator[None]:
-    """Route every httpx and httpx2 client through ``handler`` while the context is open.
+    """Route every httpx, httpx2 and botocore client through ``handler`` while open.
 
     Clients given an explicit transport (``MockTransport``...) keep it.
     """
@@ -130,6 +131,9 @@ def patched_transports(handler: Handler) -> Iterator[None]:
                     _async_patch(handler, http, async_original),
                 )
             )
+        from tooltape.cassettes._botocore import patched_botocore  # it imports this module
+
+        stack.enter_context(patched_botocore(handler))
         yield
 
 
