@@ -41,6 +41,7 @@ if _typing.TYPE_CHECKING:
         RecordedResponse,
     )
     from tooltape.cassettes._mutate import mutate
+    from tooltape.cassettes._network import NetworkBlocked, SubprocessBlocked, block_network
     from tooltape.cassettes._player import CassettePlayer
     from tooltape.cassettes._rendered import save_counterexample, save_rendered
     from tooltape.cassettes._scrub import Scrubber
@@ -75,6 +76,7 @@ __all__ = [
     "Interaction",
     "InteractionInspection",
     "LIBRARY_DIR",
+    "NetworkBlocked",
     "RECORD_MODES",
     "RecordMode",
     "RecordedRequest",
@@ -83,10 +85,12 @@ __all__ = [
     "Scrubber",
     "ServedCassette",
     "StreamShape",
+    "SubprocessBlocked",
     "URL_MATCH_ON",
     "UnmatchedRequest",
     "UnplayedInteractions",
     "add_cassette_routes",
+    "block_network",
     "bundled_scenarios",
     "convert_corpus_files",
     "convert_corpus_record",
@@ -137,6 +141,9 @@ _LAZY: dict[str, str] = {
     "RecordedRequest": "_model",
     "RecordedResponse": "_model",
     "mutate": "_mutate",
+    "NetworkBlocked": "_network",
+    "SubprocessBlocked": "_network",
+    "block_network": "_network",
     "CassettePlayer": "_player",
     "save_counterexample": "_rendered",
     "save_rendered": "_rendered",

@@ -29,7 +29,7 @@ import inspect
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,6 +43,7 @@ from tooltape.cassettes._model import (
     RecordedRequest,
     tooltape_version,
 )
+from tooltape.cassettes._network import block_network
 from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._record_modes import RECORD_MODES, RecordMode
 from tooltape.cassettes._recorder import patched_transports
@@ -361,9 +362,16 @@ def use_cassette(
 
 @contextmanager
 def run_session(session: CassetteSession) -> Iterator[CassetteSession]:
-    """Serve ``session`` to every httpx and httpx2 client inside the block, then close it."""
+    """Serve ``session`` to every client inside the block, then close it.
+
+    A session that only replays blocks the network beyond loopback too
+    (:func:`~tooltape.cassettes.block_network`): nothing reaches it, by any library.
+    """
     try:
-        with patched_transports(session):
+        with ExitStack() as stack:
+            if session.replays:
+                stack.enter_context(block_network())
+            stack.enter_context(patched_transports(session))
             yield session
     except BaseException:
         session.close(failed=True)

@@ -22,12 +22,10 @@ from tooltape.harness._lazy import lazy_exports as _lazy_exports
 if _typing.TYPE_CHECKING:
     from tooltape.plugin._cases import ScenarioCase
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
-    from tooltape.plugin._network import NetworkBlocked
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension, describe_for_snapshot
 
 __all__ = [
     "FakeSession",
-    "NetworkBlocked",
     "ScenarioCase",
     "ScriptedProvider",
     "TooltapeSnapshotExtension",
@@ -38,7 +36,6 @@ _LAZY = {
     "FakeSession": "_fakes",
     "ScriptedProvider": "_fakes",
     "ScenarioCase": "_cases",
-    "NetworkBlocked": "_network",
     "TooltapeSnapshotExtension": "_snapshot",
     "describe_for_snapshot": "_snapshot",
 }

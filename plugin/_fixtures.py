@@ -90,13 +90,16 @@ def tooltape_fakes(
     request: pytest.FixtureRequest, tooltape_config: dict[str, Any], tooltape_seed: int
 ) -> Iterator[FakeSession]:
     """The test's fake providers, served on httpx2 and httpx; unplayed turns fail the test."""
+    from tooltape.cassettes import block_network
     from tooltape.plugin._fakes import FakeSession
-    from tooltape.plugin._network import block_network
 
     session = FakeSession(seed=tooltape_seed)
     with ExitStack() as stack:
         if resolve(request.config, "block_network", fixture_config=tooltape_config):
-            stack.enter_context(block_network())
+            subprocesses = resolve(
+                request.config, "block_subprocess", fixture_config=tooltape_config
+            )
+            stack.enter_context(block_network(subprocesses=subprocesses))
         try:
             yield session
         finally:
@@ -187,10 +190,9 @@ def tooltape_cassette(
     tooltape_cassette_dir: Path,
 ) -> Iterator[CassetteSession]:
     """The cassette of ``@pytest.mark.tooltape_cassette``, replayed (or recorded) for the test."""
-    from tooltape.cassettes import CassetteError, CassetteSession
+    from tooltape.cassettes import CassetteError, CassetteSession, block_network
     from tooltape.cassettes._recorder import patched_transports
     from tooltape.harness import TooltapeUsageError
-    from tooltape.plugin._network import block_network
 
     mark = request.node.get_closest_marker("tooltape_cassette")
     if mark is None:
@@ -209,6 +211,9 @@ def tooltape_cassette(
         block = resolve(
             request.config, "block_network", marker_kwargs=kwargs, fixture_config=tooltape_config
         )
+        subprocesses = resolve(
+            request.config, "block_subprocess", marker_kwargs=kwargs, fixture_config=tooltape_config
+        )
     except pytest.UsageError as error:
         problem = str(error)
     if problem is not None:  # outside the except block: no "during handling" noise
@@ -225,7 +230,7 @@ def tooltape_cassette(
     request.node.stash[SESSION_KEY] = session
     with ExitStack() as stack:
         if block or session.replays:
-            stack.enter_context(block_network())
+            stack.enter_context(block_network(subprocesses=subprocesses))
         stack.enter_context(patched_transports(session))
         try:
             yield session

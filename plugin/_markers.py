@@ -17,7 +17,8 @@ __all__ = [
 ]
 
 MARKERS = (
-    "tooltape_cassette(name=None, *, record_mode=None, block_network=None, **use_cassette "
+    "tooltape_cassette(name=None, *, record_mode=None, block_network=None, "
+    "block_subprocess=None, **use_cassette "
     "options): replay (or record) the named cassette for this test; the name defaults to the "
     "test's name; match_on, ignore_body_fields, allow_unplayed, allow_repeats, quirks, seed, "
     "dialect, request_headers and vcrpy's filter_headers, filter_query_parameters, "
@@ -43,9 +44,15 @@ USE_CASSETTE_KWARGS = (
     "before_record_response",
 )
 """Marker (and ``tooltape_config``) arguments handed to :func:`tooltape.cassettes.use_cassette`."""
-CONFIG_KEYS = ("record_mode", "block_network", *USE_CASSETTE_KWARGS)
+CONFIG_KEYS = ("record_mode", "block_network", "block_subprocess", *USE_CASSETTE_KWARGS)
 """What a ``tooltape_config`` fixture may hold (``seed`` is among the cassette options)."""
-_CASSETTE_KWARGS = ("name", "record_mode", "block_network", *USE_CASSETTE_KWARGS)
+_CASSETTE_KWARGS = (
+    "name",
+    "record_mode",
+    "block_network",
+    "block_subprocess",
+    *USE_CASSETTE_KWARGS,
+)
 _SCENARIO_KWARGS = ("names", "dialects", "tags")
 
 

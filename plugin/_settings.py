@@ -122,6 +122,15 @@ SETTINGS: dict[str, Setting] = {
             "BOOL",
         ),
         Setting(
+            "block_subprocess",
+            "--tooltape-block-subprocess",
+            "While the network is blocked, also refuse to start child processes, which "
+            "would have the network (true or false; default: false).",
+            False,
+            _boolean,
+            "BOOL",
+        ),
+        Setting(
             "seed",
             "--tooltape-seed",
             "Seed for quirk rendering when a test gives none (default 0).",

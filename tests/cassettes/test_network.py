@@ -10,8 +10,8 @@ import socket
 
 import pytest
 
-from tooltape.plugin import NetworkBlocked
-from tooltape.plugin._network import block_network, is_local
+from tooltape.cassettes import NetworkBlocked, block_network
+from tooltape.cassettes._network import is_local
 
 pytestmark = pytest.mark.slow
 
@@ -125,7 +125,7 @@ def test_the_block_is_lifted_afterwards():
 REPLAY_IN_ONCE_MODE = """
 import socket
 import pytest
-from tooltape.plugin import NetworkBlocked
+from tooltape.cassettes import NetworkBlocked
 
 @pytest.mark.tooltape_cassette("existing")
 def test_replay_blocks(tooltape_cassette):
