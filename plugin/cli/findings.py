@@ -49,10 +49,15 @@ def cell_anchor(scenario: str, dialect: str) -> str:
 
 
 def _reason(result: Any) -> str:
-    if result.reason:
+    """The pinned reason of a known outcome; else what the detail's first line says."""
+    if result.reason and result.expected:
         return str(result.reason)
-    first = str(result.detail).strip().splitlines()
-    return first[0] if first else result.status
+    lines = [
+        line
+        for line in str(result.detail).strip().splitlines()
+        if not line.startswith(("--- ", "+++ ", "@@ "))  # a diff's headers say nothing yet
+    ]
+    return lines[0] if lines else str(result.reason or result.status)
 
 
 def findings(cells: Sequence[Any]) -> list[Finding]:
