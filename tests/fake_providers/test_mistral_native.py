@@ -246,7 +246,8 @@ def test_every_documented_tool_choice_is_accepted(choice: str) -> None:
     body = {"model": DIALECT.model, "messages": [], "tool_choice": choice}
     assert DIALECT.validate(request(body)) is None
     named = {"type": "function", "function": {"name": "get_weather"}}
-    assert DIALECT.validate(request({**body, "tool_choice": named})) is None
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    assert DIALECT.validate(request({**body, "tools": tools, "tool_choice": named})) is None
 
 
 def test_a_foreign_tool_call_id_is_mistrals_400() -> None:
