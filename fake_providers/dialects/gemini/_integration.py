@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 
 __all__ = ["GeminiIntegration"]
 
@@ -18,10 +19,7 @@ class GeminiIntegration(Integration):
     sdk = "google.genai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
-    no_accumulator = (
-        "google-genai's generate_content_stream yields chunks and merges nothing "
-        "(each chunk carries whole function calls)"
-    )
+    accumulators = (litellm_accumulator("gemini", "gemini-2.5-flash"),)
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What google-genai's ``generate_content_stream`` sends (the model is in the path)."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["MistralNativeIntegration"]
@@ -19,10 +20,7 @@ class MistralNativeIntegration(Integration):
     sdk = "mistralai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
-    no_accumulator = (
-        "mistralai's chat.stream() yields CompletionEvent chunks and merges nothing; "
-        "ChatMistralAI leaves the merge to langchain-core"
-    )
+    accumulators = (litellm_accumulator("mistral", "mistral-large-latest"),)
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ``ChatMistralAI.stream()`` sends for ``prompt`` with ``tools`` bound."""
