@@ -84,6 +84,7 @@ def litellm_accumulator(
         client,
         _run,
         f"litellm: completion('{route}/...', stream=True) + stream_chunk_builder",
+        LITELLM_INSTALL,
     )
 
 
