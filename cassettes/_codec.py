@@ -36,11 +36,37 @@ from tooltape.cassettes._model import (
     RecordedRequest,
     RecordedResponse,
 )
+from tooltape.harness._files import positive_setting
 from tooltape.harness._names import unknown_name_message
 
-__all__ = ["cassette_from_data", "cassette_to_data"]
+__all__ = [
+    "MAX_INTERACTIONS_VARIABLE",
+    "cassette_from_data",
+    "cassette_to_data",
+    "check_interaction_count",
+]
 
 VCR_VERSION = 1
+
+MAX_INTERACTIONS_VARIABLE = "TOOLTAPE_MAX_INTERACTIONS"
+"""The environment variable bounding how many interactions a cassette may hold."""
+_DEFAULT_MAX_INTERACTIONS = 10_000
+
+
+def check_interaction_count(count: int, path: Path | None) -> None:
+    """Refuse a cassette of more than ``$TOOLTAPE_MAX_INTERACTIONS`` (10,000) interactions.
+
+    Raises:
+        CassetteError: Too many, naming the file, the count and the setting.
+    """
+    limit = positive_setting(
+        MAX_INTERACTIONS_VARIABLE, _DEFAULT_MAX_INTERACTIONS, "interactions", CassetteError
+    )
+    if count > limit:
+        raise CassetteError(
+            f"{where(path)}: {count:,} interactions, more than the {limit:,} a cassette may "
+            f"hold; split it, or raise ${MAX_INTERACTIONS_VARIABLE}"
+        )
 
 
 # --- to data ---------------------------------------------------------------------------
@@ -293,6 +319,7 @@ def cassette_from_data(data: Any, path: Path | None = None) -> Cassette:
         )
     if not interactions:
         raise CassetteError(f"{where(path)}: the cassette has no interactions; record it first")
+    check_interaction_count(len(interactions), path)
     info = _info(path, data.get("tooltape"))
     return Cassette(
         interactions=tuple(_interaction(path, n, i) for n, i in enumerate(interactions)),

@@ -21,13 +21,14 @@ import contextlib
 import dataclasses
 import hashlib
 import os
+import re
 import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
-from tooltape.cassettes._codec import cassette_from_data, cassette_to_data
+from tooltape.cassettes._codec import cassette_from_data, cassette_to_data, check_interaction_count
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import Cassette
 from tooltape.cassettes._scrub import Scrubber
@@ -92,7 +93,13 @@ def parse_cassette(raw: bytes, path: Path | None = None) -> Cassette:
             f"{path or '<cassette>'}: not UTF-8 text (invalid byte at offset {error.start}); "
             "a YAML cassette is text, binary bodies go in !!binary base64"
         ) from None
+    # Count before parsing: YAML builds every node first, and that is what takes the memory.
+    check_interaction_count(len(_INTERACTION_START.findall(text)), path)
     return cassette_from_data(load_yaml(text, path), path)
+
+
+_INTERACTION_START = re.compile(r"^- request:", re.MULTILINE)
+"""Where each interaction of a block-style cassette (vcrpy's and tooltape's layout) begins."""
 
 
 def cassette_text(cassette: Cassette) -> str:
@@ -215,7 +222,8 @@ def writing(path: Path, unsaved: int) -> Iterator[None]:
         where = f" ({error.filename})" if named else ""
         raise CassetteError(
             f"{path}: cannot write the cassette: {reason}{where}; its {unsaved} "
-            "interaction(s) were not saved and the file on disk, if any, is as it was"
+            "interaction(s) were not saved and the file on disk, if any, is as it was. "
+            "Free space, lift the limit or fix the folder's permissions, then record again"
         ) from error
 
 

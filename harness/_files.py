@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["MAX_BYTES_VARIABLE", "max_file_bytes", "read_regular_file"]
+__all__ = ["MAX_BYTES_VARIABLE", "max_file_bytes", "positive_setting", "read_regular_file"]
 
 MAX_BYTES_VARIABLE = "TOOLTAPE_MAX_CASSETTE_BYTES"
 """The environment variable bounding the size of a file tooltape reads."""
@@ -41,13 +41,21 @@ def max_file_bytes(error: type[Exception] = TooltapeUsageError) -> int:
     Raises:
         error: The variable is set but is not a positive whole number of bytes.
     """
-    value = os.environ.get(MAX_BYTES_VARIABLE, "").strip()
+    return positive_setting(MAX_BYTES_VARIABLE, _DEFAULT_MAX_BYTES, "bytes", error)
+
+
+def positive_setting(variable: str, default: int, unit: str, error: type[Exception]) -> int:
+    """``$variable`` as a positive whole number, else ``default``: a bound users may set.
+
+    Raises:
+        error: The variable is set but is not a positive whole number.
+    """
+    value = os.environ.get(variable, "").strip()
     if not value:
-        return _DEFAULT_MAX_BYTES
+        return default
     if not value.isdigit() or int(value) <= 0:
         raise error(
-            f"${MAX_BYTES_VARIABLE}={value[:40]!r}: expected a positive number of bytes "
-            f"(default {_DEFAULT_MAX_BYTES})"
+            f"${variable}={value[:40]!r}: expected a positive number of {unit} (default {default})"
         )
     return int(value)
 

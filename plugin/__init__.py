@@ -23,12 +23,15 @@ if _typing.TYPE_CHECKING:
     from tooltape.plugin._cases import ScenarioCase
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension, describe_for_snapshot
+    from tooltape.plugin._subjects import Subject, check_subject
 
 __all__ = [
     "FakeSession",
     "ScenarioCase",
     "ScriptedProvider",
+    "Subject",
     "TooltapeSnapshotExtension",
+    "check_subject",
     "describe_for_snapshot",
 ]
 
@@ -38,6 +41,8 @@ _LAZY = {
     "ScenarioCase": "_cases",
     "TooltapeSnapshotExtension": "_snapshot",
     "describe_for_snapshot": "_snapshot",
+    "Subject": "_subjects",
+    "check_subject": "_subjects",
 }
 """Which private module defines each public name."""
 

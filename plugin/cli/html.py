@@ -1,5 +1,9 @@
 """The matrix as one self-contained HTML page: inline CSS, no scripts, no external assets.
 
+Below the grid, the findings: every cell where a subject is worse than the
+reference, crashes or hangs, linked to its grid cell, with the reason and a
+command that reruns it (:mod:`~tooltape.plugin.cli.findings`).
+
 Rows are scenarios, columns dialects; each grid cell (``td.cell``) is coloured
 by its worst result and holds one badge per subject: the status's symbol and
 the subject's key letter (the legend names both). Opening a cell's
@@ -14,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from tooltape.plugin.cli.findings import cell_anchor, findings
 from tooltape.plugin.cli.legend import MEANINGS, SYMBOLS, subject_key, subject_legend
 
 __all__ = ["matrix_page"]
@@ -47,6 +52,10 @@ pre { background: #f6f8fa; padding: .4em; overflow-x: auto; font-size: 12px; mar
 .b sub { font-size: 65%; font-weight: 400; color: #555; }
 table.legend td { padding: 1px .6em 1px 0; }
 .reason { color: #555; }
+table.findings { border-collapse: collapse; }
+table.findings td, table.findings th { border-bottom: 1px solid #d0d0d7; padding: 2px .6em 2px 0;
+  text-align: left; vertical-align: top; }
+table.findings code { font-size: 12px; white-space: nowrap; }
 """
 
 
@@ -82,6 +91,7 @@ def _cell(cell: Any) -> str:
     status = "na" if cell.status == "n/a" else cell.status
     classes = f"cell {status}" + (" unexpected" if cell.unexpected else "")
     data = (
+        f'id="{_e(cell_anchor(cell.scenario.name, cell.dialect))}" '
         f'data-scenario="{_e(cell.scenario.name)}" data-dialect="{_e(cell.dialect)}" '
         f'data-status="{_e(cell.status)}"'
     )
@@ -128,6 +138,28 @@ def _legend(cells: Sequence[Any]) -> str:
     )
 
 
+def _findings(cells: Sequence[Any]) -> str:
+    """One row per finding: the cell (linked), the subject, the reason and the command."""
+    found = findings(cells)
+    if not found:
+        return '<h2 id="findings">Findings</h2><p>None: no subject is worse, crashes or hangs.</p>'
+    rows = "".join(
+        f'<tr class="finding {_e(f.status)}">'
+        f'<td><a href="#{_e(cell_anchor(f.scenario, f.dialect))}">{_e(f.scenario)}'
+        f" &times; {_e(f.dialect)}</a></td><td>{_e(f.subject)}</td>"
+        f'<td><span class="b {_e(f.status)}">{SYMBOLS[f.status]}</span> {_e(f.status)}'
+        f"{'' if f.expected else ' <b>(unexpected)</b>'}</td><td>{_e(f.reason)}</td>"
+        f"<td><code>{_e(f.command)}</code></td></tr>"
+        for f in found
+    )
+    return (
+        f'<h2 id="findings">Findings ({len(found)})</h2><p>Every cell where a subject is worse '
+        "than the reference, crashes, hangs or runs out of memory, with the reason and a command "
+        'that reruns it.</p><table class="findings"><thead><tr><th>cell</th><th>subject</th>'
+        f"<th>status</th><th>reason</th><th>reproduce</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
 def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -> str:
     """The whole page for a finished run."""
     statuses = Counter(r.status for c in cells for r in c.results)
@@ -150,9 +182,11 @@ def matrix_page(cells: Sequence[Any], dialects: Sequence[str], seconds: float) -
 <body>
 <h1>tooltape matrix</h1>
 <p class="summary">{len(rows)} scenarios &times; {len(dialects)} dialects, {seconds:.1f} s.
-{summary}<span><b>unexpected: {unexpected}</b></span></p>
+{summary}<span><b>unexpected: {unexpected}</b></span>
+<span><a href="#findings">findings: {len(findings(cells))}</a></span></p>
 {_legend(cells)}
 <table class="grid"><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>
 <h2>Badge order per dialect</h2><ul>{order}</ul>
+{_findings(cells)}
 </body></html>
 """

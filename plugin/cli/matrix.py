@@ -58,11 +58,11 @@ def _choose(
     return pool, dialects or dialect_names(profiles=True)
 
 
-def _check_adapters(adapters: list[str] | None) -> None:
+def _check_adapters(adapters: list[str] | None, extra: list[Any]) -> None:
     from tooltape.harness._names import check_names
     from tooltape.plugin.cli.adapters import adapter_names
 
-    check_names("adapter", adapters or (), adapter_names())
+    check_names("adapter", adapters or (), [*adapter_names(), *(a.name for a in extra)])
 
 
 def result_dict(result: Any) -> dict[str, Any]:
@@ -257,6 +257,13 @@ def _write_pins(cells: list[Any], previous: Any, path: Path | None) -> None:
 @click.option("--scenarios", "scenarios", multiple=True, help="Only these scenarios (comma list).")
 @click.option("--dialects", "dialects", multiple=True, help="Only these dialects (comma list).")
 @click.option("--tag", "tags", multiple=True, help="Only scenarios with this tag (repeatable).")
+@click.option(
+    "--subject",
+    "subject_specs",
+    multiple=True,
+    metavar="MODULE:FACTORY",
+    help="Also run your own subject: a factory returning tooltape.plugin.Subject (repeatable).",
+)
 @click.option("--html", type=click.Path(dir_okay=False, path_type=Path), help="Write the page.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
 @click.option("--grid", is_flag=True, help="Also print the scenario x dialect grid.")
@@ -296,6 +303,7 @@ def matrix(
     scenarios: tuple[str, ...],
     dialects: tuple[str, ...],
     tags: tuple[str, ...],
+    subject_specs: tuple[str, ...],
     html: Path | None,
     as_json: bool,
     grid: bool,
@@ -323,7 +331,8 @@ def matrix(
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,
     langchain-anthropic, anthropic-sdk, langchain-google-genai, langchain-ollama,
     langchain-cohere, langchain-aws, litellm (those installed; the others are listed as
-    skipped, with the command that installs them).
+    skipped, with the command that installs them), and yours: the tooltape.subjects
+    entry points and each --subject module:factory.
 
     \b
     Examples:
@@ -331,18 +340,23 @@ def matrix(
       tooltape matrix --dialects openai_chat,anthropic_messages --grid
       tooltape matrix --adapters reference,langchain-openai --dialects openai_chat --html m.html
       tooltape matrix --tag truncation --json > matrix.json
+      tooltape matrix --subject my_adapter.tooltape:subjects --adapters reference,my-adapter
       tooltape matrix --adapters reference --update-reference --reference pins.yaml
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
+    from tooltape.plugin._subjects import as_adapter, load_subjects
     from tooltape.plugin.cli.adapters import adapter_names
     from tooltape.plugin.cli.expect import load_expectations, pinned_entries
 
+    extra = [as_adapter(s) for s in load_subjects(subject_specs)]
     chosen_adapters = _split(adapters)
-    _check_adapters(chosen_adapters)
+    _check_adapters(chosen_adapters, extra)
     pool, chosen_dialects = _choose(_split(scenarios), _split(tags), _split(dialects))
     from tooltape.cassettes import bundled_scenarios
 
     expect = load_expectations(expectations)
-    expect.check_names([s.name for s in bundled_scenarios()], adapter_names())
+    expect.check_names(
+        [s.name for s in bundled_scenarios()], [*adapter_names(), *(a.name for a in extra)]
+    )
     pins = _load_pins(reference, update_reference)
     started = time.perf_counter()
     cells = _run_with_progress(
@@ -353,6 +367,7 @@ def matrix(
         pins=None if update_reference else pins,
         cell_timeout=cell_timeout or None,
         cell_memory=cell_memory or None,
+        extra=extra,
     )
     elapsed = time.perf_counter() - started
     from tooltape.plugin.cli.matrix_run import skipped_subjects

@@ -138,12 +138,17 @@ class Cell:
         return [r for r in self.results if not r.expected]
 
 
-def subjects_for(dialect: Dialect, selected: Sequence[str] | None) -> list[Adapter]:
-    """The installed adapters that read ``dialect`` (its base for a profile), in column order."""
+def subjects_for(
+    dialect: Dialect, selected: Sequence[str] | None, extra: Sequence[Adapter] = ()
+) -> list[Adapter]:
+    """The installed adapters that read ``dialect`` (its base for a profile), in column order.
+
+    ``extra`` are the users' subjects (:mod:`tooltape.plugin._subjects`), after the built-in ones.
+    """
     base = getattr(dialect, "base", dialect).name
     return [
         a
-        for a in adapters()
+        for a in (*adapters(), *extra)
         if base in a.dialects and (selected is None or a.name in selected) and a.available()
     ]
 
@@ -260,8 +265,12 @@ class _Stage:
 
     def serve(self, adapter: Adapter, dialect: Dialect, wire: Wire) -> FakeProvider:
         provider = self._provider(adapter.transport, dialect).stream(wire)
-        router = self.app.router if adapter.transport == "server" else self.patched
-        router.providers = (provider,)
+        self.patched.providers = (provider,)
+        if adapter.transport == "server":
+            # The server's host is routed in-process too: an httpx or httpx2 client pointed
+            # at it (a user's subject) is answered by the patched transport, any other
+            # client (botocore's urllib3, aiohttp, requests) by the server itself.
+            self.app.router.providers = (provider,)
         return provider
 
     def _provider(self, transport: str, dialect: Dialect) -> FakeProvider:
@@ -468,6 +477,7 @@ def run_matrix(
     pins: ReferencePins | None = None,
     cell_timeout: float | None = DEFAULT_CELL_TIMEOUT,
     cell_memory: float | None = DEFAULT_CELL_MEMORY,
+    extra: Sequence[Adapter] = (),
 ) -> list[Cell]:
     """Run every scenario x dialect cell; judge each result against ``expectations``.
 
@@ -475,9 +485,10 @@ def run_matrix(
     outcome in every cell, lossy ones included. Each subject runs each cell under
     ``cell_timeout`` seconds and ``cell_memory`` MiB of growth (``None``: unbounded);
     one that exceeds either is ``hangs`` or ``memory`` there, and the run goes on.
+    ``extra`` adds users' subjects to the built-in ones.
     """
     resolved = [get_dialect(name) for name in dialects]
-    subjects = {d.name: subjects_for(d, adapters) for d in resolved}
+    subjects = {d.name: subjects_for(d, adapters, extra) for d in resolved}
     needs_server = any(a.transport == "server" for group in subjects.values() for a in group)
     pairs = [(scenario, dialect) for scenario in scenarios for dialect in resolved]
     cells = []

@@ -19,7 +19,13 @@ from typing import Any
 import pytest
 import yaml
 
-from tooltape.cassettes import inspect_cassette, library_path, load_cassette, use_cassette
+from tooltape.cassettes import (
+    CassetteError,
+    inspect_cassette,
+    library_path,
+    load_cassette,
+    use_cassette,
+)
 from tooltape.harness import TooltapeUsageError, load_scenarios
 from tooltape.harness._yaml_loader import BoundedSafeLoader, YamlTooLarge
 from tooltape.plugin.cli import main
@@ -189,3 +195,57 @@ def test_ordinary_merge_keys_still_read():
     data = yaml.load(text, Loader=BoundedSafeLoader)
     assert data["more"] == {"a": 1, "b": 2, "c": 3}
     assert data["both"] == {"a": 0, "b": 2, "d": 4}
+
+
+class _NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _many(path: Path, count: int, flow: bool = False) -> Path:
+    """A cassette of ``count`` copies of a small recorded interaction."""
+    document = yaml.safe_load(library_path("openai_golden", "openai_chat").read_text())
+    document["interactions"] *= count
+    style = True if flow else None
+    text = yaml.dump(document, Dumper=_NoAliases, default_flow_style=style, width=10**9)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("flow", [False, True], ids=["block", "flow"])
+def test_a_cassette_over_the_interaction_bound_is_refused_naming_the_setting(
+    tmp_path, monkeypatch, flow
+):
+    monkeypatch.setenv("TOOLTAPE_MAX_INTERACTIONS", "50")
+    path = _many(tmp_path / "many.yaml", 51, flow)
+
+    with pytest.raises(CassetteError) as caught:
+        load_cassette(path)
+
+    assert str(caught.value) == (
+        f"{path}: 51 interactions, more than the 50 a cassette may hold; split it, or raise "
+        "$TOOLTAPE_MAX_INTERACTIONS"
+    )
+    monkeypatch.setenv("TOOLTAPE_MAX_INTERACTIONS", "51")
+    assert len(load_cassette(path).interactions) == 51
+
+
+def test_the_interaction_count_is_refused_before_the_yaml_is_built(tmp_path, monkeypatch):
+    path = _many(tmp_path / "many.yaml", 300)
+    monkeypatch.setenv("TOOLTAPE_MAX_INTERACTIONS", "100")
+
+    tracemalloc.start()
+    with pytest.raises(CassetteError, match="300 interactions"):
+        load_cassette(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+
+    assert peak < 3 * path.stat().st_size  # the text and the count, no node graph
+
+
+def test_the_interaction_bound_setting_is_checked(tmp_path, monkeypatch):
+    path = tmp_path / "one.yaml"  # a new file: a cached cassette is not read again
+    path.write_bytes(library_path("openai_golden", "openai_chat").read_bytes())
+    monkeypatch.setenv("TOOLTAPE_MAX_INTERACTIONS", "ten")
+    with pytest.raises(CassetteError, match=r"INTERACTIONS='ten': expected a positive number"):
+        load_cassette(path)

@@ -93,13 +93,27 @@ class _Cells(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.cells: list[tuple[str, str, str]] = []
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.commands: list[str] = []
+        self._in_code = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
+        if values.get("id"):
+            self.ids.add(values["id"] or "")
+        if tag == "a":
+            self.links.append(values.get("href") or "")
+        self._in_code = tag == "code"
         if tag == "td" and "cell" in (values.get("class") or "").split():
             self.cells.append(
                 (values["data-scenario"] or "", values["data-dialect"] or "", values["class"] or "")
             )
+
+    def handle_data(self, data: str) -> None:
+        if self._in_code:
+            self.commands.append(data)
+            self._in_code = False
 
 
 def _chromium() -> str | None:
@@ -120,14 +134,15 @@ def test_the_html_page_renders_one_grid_cell_per_scenario_and_dialect(
         )
     _, page = full_run
     text = page.read_text(encoding="utf-8")
-    for external in ("<script", "<link", "<img", " src=", " href=", "@import", "url("):
+    for external in ("<script", "<link", "<img", " src=", "@import", "url("):
         assert external not in text  # self-contained: inline CSS, no assets, no scripts
+    assert not re.search(r' href="(?!#)', text)  # links stay on the page
     dumped = subprocess.run(
         [
             browser, "--headless", "--no-sandbox", "--disable-gpu",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-            "--dump-dom", page.as_uri(),
+            "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri(),
         ],
         capture_output=True, text=True, timeout=180, check=False,
     )  # fmt: skip
@@ -140,6 +155,18 @@ def test_the_html_page_renders_one_grid_cell_per_scenario_and_dialect(
     classes = {c.split()[1] for _, _, c in parser.cells}
     assert {"pass", "hazard", "crashes", "na"} <= classes
     assert not any("unexpected" in c for _, _, c in parser.cells)
+    assert "CONSOLE" not in dumped.stderr  # no console messages, errors included
+    # The findings: every link lands on a grid cell, every row has a command that reruns it.
+    assert "#findings" in parser.links and "findings" in parser.ids
+    cell_links = [link for link in parser.links if link.startswith("#cell-")]
+    assert cell_links and {link[1:] for link in cell_links} <= parser.ids
+    report, _ = full_run
+    found = [
+        r for c in report["cells"] for r in c["results"]
+        if r["status"] in ("differs", "crashes", "hangs", "memory")
+    ]  # fmt: skip
+    assert len(parser.commands) == len(cell_links) == len(found) > 0
+    assert all(c.startswith("tooltape matrix --scenarios ") for c in parser.commands)
 
 
 # --- expectations decide the exit code --------------------------------------------------

@@ -77,6 +77,23 @@ def test_boto3_converse_stream_reaches_the_fake_on_loopback(fake_provider):
     assert request.path.endswith("/converse-stream")
 
 
+@pytest.mark.parametrize("region", ["us-west-2", "eu-central-1", None])
+def test_boto3_in_any_region_or_none_reaches_the_fake(fake_provider, monkeypatch, region):
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")  # no region from ~/.aws either
+    provider = fake_provider("bedrock_converse").stream(PLAN)
+    client = boto3.client(
+        "bedrock-runtime", region_name=region, aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    answer = client.converse_stream(
+        modelId="anthropic.claude-sonnet-4-5-v1",
+        messages=[{"role": "user", "content": [{"text": "weather?"}]}],
+    )
+    assert any("contentBlockStart" in event for event in answer["stream"])
+    assert provider.played == 1
+
+
 def test_boto3_invoke_stream_and_converse_share_one_test(fake_provider):
     converse = fake_provider("bedrock_converse").stream(PLAN)
     invoke = fake_provider("bedrock_invoke").stream(PLAN)
@@ -99,7 +116,7 @@ def test_a_boto3_call_the_script_does_not_serve_errors_at_teardown(fake_provider
 def test_every_dialect_is_served_to_its_chat_model_and_sdk(pytester: pytest.Pytester):
     pytester.makepyfile(EVERY_DIALECT)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=len(dialect_names()) + 3, errors=1)
+    result.assert_outcomes(passed=len(dialect_names()) + 6, errors=1)
     result.stdout.fnmatch_lines(
         ["*fake bedrock_converse provider at https://bedrock-runtime.us-east-1.amazonaws.com: "
          "request #1 (POST /model/m/converse-stream) found no turn left*"]
