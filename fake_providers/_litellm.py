@@ -14,9 +14,11 @@ every request is an httpx one the fake provider answers.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,10 +86,41 @@ def litellm_accumulator(
         client,
         _run,
         f"litellm: completion('{route}/...', stream=True) + stream_chunk_builder",
+        LITELLM_INSTALL,
     )
 
 
+@contextmanager
+def _own_event_loop() -> Iterator[None]:
+    """A loop of our own as the thread's current one while LiteLLM runs, closed after.
+
+    LiteLLM's sync path dispatches its service-logging hooks on
+    ``asyncio.get_event_loop()``, which makes a loop for the thread and leaves it
+    open; it would be collected later, unclosed, in whatever code runs then. Inside
+    a running loop (an async caller) nothing is changed.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        yield
+        return
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
 def _run(route: _Route, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    with _own_event_loop():
+        return _stream(route, tools)
+
+
+def _stream(route: _Route, tools: Sequence[ToolSpec]) -> list[RawCall]:
     litellm = _litellm()
     offered = [
         {"type": "function", "function": {"name": n, "description": n, "parameters": s}}
