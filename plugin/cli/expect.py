@@ -10,12 +10,8 @@ default, ``--expectations PATH`` otherwise)::
         scenarios: [no_index_whole_calls, no_index_split_args]
         outcome: crashes                 # or: differs
         error: TypeError                 # optional, crashes only: the exception type
-<<<<<<< HEAD
-        reason: "ChatCompletionStreamState cannot accumulate index-less deltas (https://github.com/openai/openai-python/issues/2806)"
-=======
         message: "has no attribute"      # optional, crashes only: a pattern (re.search)
-        reason: "ChatCompletionStreamState cannot accumulate index-less deltas (O6)"
->>>>>>> h-matrix
+        reason: "ChatCompletionStreamState cannot accumulate index-less deltas (openai-python#2806)"
 
 A result is expected when it passes (``pass`` or ``hazard``) and no entry names
 it, or when it differs or crashes and an entry names it with that outcome (and

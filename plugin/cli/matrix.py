@@ -340,7 +340,6 @@ def matrix(
       tooltape matrix --dialects openai_chat,anthropic_messages --grid
       tooltape matrix --adapters reference,langchain-openai --dialects openai_chat --html m.html
       tooltape matrix --tag truncation --json > matrix.json
-      tooltape matrix --subject my_adapter.tooltape:subjects --adapters reference,my-adapter
       tooltape matrix --adapters reference --update-reference --reference pins.yaml
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.plugin._subjects import as_adapter, load_subjects
