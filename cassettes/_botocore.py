@@ -18,8 +18,8 @@ import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from unittest import mock
 
+from tooltape.cassettes._botocore_send import Send, wrapped_botocore_send
 from tooltape.cassettes._model import Interaction, RecordedRequest
 from tooltape.cassettes._recorder import DECODED_DROPS, Handler, recorded_response
 from tooltape.cassettes._streams import Capture
@@ -118,23 +118,22 @@ def _record(handler: Handler, live: RecordedRequest, request: Any, real: Any) ->
 @contextmanager
 def patched_botocore(handler: Handler) -> Iterator[None]:
     """Route every botocore request through ``handler`` (a no-op without botocore)."""
-    try:
-        from botocore.httpsession import URLLib3Session  # type: ignore[import-untyped]
-    except ImportError:
-        yield
-        return
-    original = URLLib3Session.send
 
-    def send(self: Any, request: Any) -> Any:
-        live = handler.scrubber.request(
-            request.method, request.url, _headers(request.headers), _body(request.body)
-        )
-        if live is None:  # a before_record_request hook leaves it out: not replayed, not recorded
-            return original(self, request)
-        wire = handler.answer(live)
-        if wire is not None:
-            return _aws_response(request.url, wire.status, list(wire.headers), _WireBody(wire))
-        return _record(handler, live, request, original(self, request))
+    def wrap(original: Send) -> Send:
+        def send(self: Any, request: Any) -> Any:
+            live = handler.scrubber.request(
+                request.method, request.url, _headers(request.headers), _body(request.body)
+            )
+            if (
+                live is None
+            ):  # a before_record_request hook leaves it out: not replayed, not recorded
+                return original(self, request)
+            wire = handler.answer(live)
+            if wire is not None:
+                return _aws_response(request.url, wire.status, list(wire.headers), _WireBody(wire))
+            return _record(handler, live, request, original(self, request))
 
-    with mock.patch.object(URLLib3Session, "send", send):
+        return send
+
+    with wrapped_botocore_send(wrap):
         yield

@@ -35,6 +35,9 @@ import socket
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
+from unittest import mock
+
+from tooltape.cassettes._botocore_send import Send, wrapped_botocore_send
 
 __all__ = ["NetworkBlocked", "SubprocessBlocked", "block_network", "is_local"]
 
@@ -211,27 +214,8 @@ def _guarded_methods(real: dict[str, Any]) -> dict[str, Any]:
 _FUNCTIONS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo")
 
 
-@contextmanager
-def _patched(target: Any, replacements: dict[str, Any]) -> Iterator[None]:
-    saved = {name: getattr(target, name) for name in replacements}
-    for name, value in replacements.items():
-        setattr(target, name, value)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(target, name, value)
-
-
-@contextmanager
-def _blocked_botocore() -> Iterator[None]:
-    """Botocore's send, raising :class:`NetworkBlocked` where it would hide it."""
-    try:
-        from botocore.httpsession import URLLib3Session  # type: ignore[import-untyped]
-    except ImportError:
-        yield
-        return
-    original = URLLib3Session.send
+def _unhidden(original: Send) -> Send:
+    """Botocore's send, raising :class:`NetworkBlocked` where its own error would hide it."""
 
     def send(self: Any, request: Any) -> Any:
         try:
@@ -244,8 +228,7 @@ def _blocked_botocore() -> Iterator[None]:
                 raise
             raise NetworkBlocked(str(cause)) from error
 
-    with _patched(URLLib3Session, {"send": send}):
-        yield
+    return send
 
 
 def _refuse_child(*args: Any, **kwargs: Any) -> Any:
@@ -258,12 +241,15 @@ def _blocked_subprocesses() -> Iterator[None]:
     import os
     import subprocess
 
-    spawners = {
+    spawners: dict[str, Any] = {
         name: _refuse_child
         for name in ("system", "posix_spawn", "posix_spawnp")
         if hasattr(os, name)
     }
-    with _patched(subprocess.Popen, {"_execute_child": _refuse_child}), _patched(os, spawners):
+    with (
+        mock.patch.object(subprocess.Popen, "_execute_child", _refuse_child),
+        mock.patch.multiple(os, **spawners),
+    ):
         yield
 
 
@@ -288,10 +274,10 @@ def block_network(*, subprocesses: bool = False) -> Iterator[None]:
     # one directly gets a guarded subclass (``socket.socket`` still inherits the C type).
     guarded_type = type("socket", (_socket.socket,), {**methods, "__module__": "_socket"})
     with ExitStack() as stack:
-        stack.enter_context(_patched(socket.socket, methods))
-        stack.enter_context(_patched(socket, functions))
-        stack.enter_context(_patched(_socket, {**functions, "socket": guarded_type}))
-        stack.enter_context(_blocked_botocore())
+        stack.enter_context(mock.patch.multiple(socket.socket, **methods))
+        stack.enter_context(mock.patch.multiple(socket, **functions))
+        stack.enter_context(mock.patch.multiple(_socket, **functions, socket=guarded_type))
+        stack.enter_context(wrapped_botocore_send(_unhidden))
         if subprocesses:
             stack.enter_context(_blocked_subprocesses())
         yield
