@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import json
 
-__all__ = ["schema_problem"]
+__all__ = ["function_schema_problem", "schema_problem"]
 
 
 def schema_problem(schema: object) -> str | None:
@@ -28,6 +28,23 @@ def schema_problem(schema: object) -> str | None:
     except (TypeError, ValueError):  # parsed JSON always dumps; anything else is no schema
         return f"{type(schema).__name__} is not a JSON value"
     return _problem(key)
+
+
+def function_schema_problem(tools: object) -> tuple[int, object, str] | None:
+    """The first ``{"function": {"parameters": ...}}`` tool whose schema is not one.
+
+    Returns:
+        ``(position, function name, jsonschema's message)``, or ``None`` when every
+        OpenAI-shaped tool's ``parameters`` is a JSON Schema (or absent).
+    """
+    for n, tool in enumerate(tools if isinstance(tools, list) else ()):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or function.get("parameters") is None:
+            continue
+        problem = schema_problem(function["parameters"])
+        if problem is not None:
+            return n, function.get("name"), problem
+    return None
 
 
 @functools.lru_cache(maxsize=512)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
-from tooltape.fake_providers._tool_schemas import schema_problem
+from tooltape.fake_providers._tool_schemas import function_schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._tool_choice import cohere_request_problem
 
@@ -89,16 +89,11 @@ def _orphan_result(messages: list[Any]) -> str | None:
 
 
 def _bad_schema(tools: Any) -> str | None:
-    for n, tool in enumerate(tools if isinstance(tools, list) else ()):
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(function, dict) or function.get("parameters") is None:
-            continue
-        problem = schema_problem(function["parameters"])
-        if problem is not None:
-            return (
-                f"invalid request: tools[{n}].function.parameters is not a JSON schema: {problem}"
-            )
-    return None
+    found = function_schema_problem(tools)
+    if found is None:
+        return None
+    n, _, problem = found
+    return f"invalid request: tools[{n}].function.parameters is not a JSON schema: {problem}"
 
 
 def cohere_body_error(problem: BodyProblem) -> ProviderError:

@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, read_json
-from tooltape.fake_providers._tool_schemas import schema_problem
+from tooltape.fake_providers._tool_schemas import function_schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
 __all__ = ["TOOL_CHOICES", "UNPAIRED", "mistral_body_error", "validate_mistral_request"]
@@ -133,14 +133,11 @@ def _unknown_choice(body: dict[str, Any]) -> str | None:
 
 
 def _bad_schema(tools: Any) -> str | None:
-    for tool in tools if isinstance(tools, list) else ():
-        function = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(function, dict) or function.get("parameters") is None:
-            continue
-        problem = schema_problem(function["parameters"])
-        if problem is not None:
-            return f"Invalid tool schema for function {function.get('name')!r}: {problem}"
-    return None
+    found = function_schema_problem(tools)
+    if found is None:
+        return None
+    _, name, problem = found
+    return f"Invalid tool schema for function {name!r}: {problem}"
 
 
 def _unpaired(messages: list[Any]) -> ProviderError | None:
