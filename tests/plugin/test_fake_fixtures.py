@@ -85,7 +85,7 @@ def test_network_beyond_loopback_is_blocked(pytester: pytest.Pytester):
     pytester.makepyfile(
         """
         import socket, pytest
-        from tooltape.plugin import NetworkBlocked
+        from tooltape.cassettes import NetworkBlocked
 
         def test_blocked(fake_openai):
             with pytest.raises(NetworkBlocked, match="tooltape blocked a connection"):
