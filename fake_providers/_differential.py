@@ -225,6 +225,11 @@ def _accumulate(dialect: str, accumulator: Accumulator, wire: Wire) -> list[Tool
     import httpx2
 
     provider = FakeProvider(dialect).stream(wire)
+    if accumulator.asynchronous:  # its transport holds no connection: nothing to close
+        client = accumulator.client(
+            provider.base_url, httpx2.AsyncClient(transport=FakeTransport(provider))
+        )
+        return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
     with httpx2.Client(transport=FakeTransport(provider)) as http_client:
         client = accumulator.client(provider.base_url, http_client)
         return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]

@@ -27,6 +27,12 @@ CHAT_STATE = "openai.ChatCompletionStreamState"
 MESSAGE_STREAM = "anthropic.MessageStream"
 RESPONSE_STATE = "openai.ResponseStreamState"
 LITELLM = "litellm.stream_chunk_builder"
+PYDANTIC_AI = {
+    f"pydantic_ai.{model}"
+    for model in (
+        "OpenAIChatModel", "OpenAIResponsesModel", "AnthropicModel", "GoogleModel", "MistralModel"
+    )
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +54,8 @@ def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> N
     assert row.agree
     ran = [r for r in row.results if not r.skipped]
     assert {r.accumulator for r in ran} == {
-        LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, f"{MESSAGE_STREAM} (Bedrock)", RESPONSE_STATE
+        LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, f"{MESSAGE_STREAM} (Bedrock)", RESPONSE_STATE,
+        *PYDANTIC_AI,
     }  # fmt: skip
     assert all(r.calls == row.expected for r in ran)
     assert all(r.verdict(row.expected) == "= plan" for r in ran)
@@ -74,8 +81,8 @@ def test_a_repeated_name_doubles_in_core_and_in_the_openai_helper(
     """Pinned: both concatenate the name: they agree with each other, not with the plan."""
     row = rows["repeated_name"]
     names = {r.accumulator: r.calls[0]["name"] for r in row.results if r.calls}
-    assert names == {LANGCHAIN: "get_weatherget_weatherget_weather", CHAT_STATE: names[CHAT_STATE]}
-    assert names[CHAT_STATE] == names[LANGCHAIN]
+    assert set(names) == {LANGCHAIN, CHAT_STATE, "pydantic_ai.OpenAIChatModel"}
+    assert set(names.values()) == {"get_weatherget_weatherget_weather"}
     assert row.agree
     assert "≠ plan: call 0 name 'get_weatherget_weatherget_weather'" in render_differential([row])
     assert row.result(MESSAGE_STREAM).skipped is not None  # Anthropic sends the name once
@@ -112,10 +119,10 @@ def test_a_missing_index_crashes_the_openai_helper(rows: dict[str, DifferentialR
 def test_truncated_json_is_read_three_different_ways(rows: dict[str, DifferentialRow]) -> None:
     """Pinned: core repairs ``{"city": "Pa`` to a valid call; the SDKs do not agree with it.
 
-    openai's helper leaves the raw text; anthropic's MessageStream parses with jiter's
-    partial mode, which drops the unfinished string (on Bedrock invoke too, through
-    AnthropicBedrock); openai's Responses helper refuses a stream without
-    ``response.completed``.
+    openai's helper and pydantic-ai (every model class) leave the raw text;
+    anthropic's MessageStream parses with jiter's partial mode, which drops the
+    unfinished string (on Bedrock invoke too, through AnthropicBedrock); openai's
+    Responses helper refuses a stream without ``response.completed``.
     """
     row = rows["truncated_mid_string"]
     for dialect in ("openai_chat", "anthropic_messages", "openai_responses"):
@@ -128,7 +135,9 @@ def test_truncated_json_is_read_three_different_ways(rows: dict[str, Differentia
     assert row.result(RESPONSE_STATE).error == (
         "RuntimeError: Didn't receive a `response.completed` event."
     )
-    assert len(row.disagreements()) == 4
+    for name in PYDANTIC_AI - {"pydantic_ai.GoogleModel", "pydantic_ai.MistralModel"}:
+        assert (row.result(name).calls or [])[0]["args"] == '{"city": "Pa'
+    assert len(row.disagreements()) == 7
     assert not row.lossless
 
 
@@ -203,11 +212,13 @@ def test_every_dialect_with_an_accumulator_is_covered_and_the_rest_say_why() -> 
     assert differential_dialects() == (
         "anthropic_messages",
         "bedrock_invoke",
+        "gemini",
+        "mistral_native",
         "openai_chat",
         "openai_responses",
     )
     without = dialects_without_accumulators()
-    assert set(without) == {"bedrock_converse", "cohere_v2", "gemini", "mistral_native", "ollama"}
+    assert set(without) == {"bedrock_converse", "cohere_v2", "ollama"}
     assert all("merges nothing" in reason for reason in without.values())
 
 

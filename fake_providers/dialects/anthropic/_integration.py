@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._pydantic_ai import agent_turn
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 
@@ -40,6 +41,17 @@ def message_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(b.name, b.input, b.id) for b in message.content if b.type == "tool_use"]
 
 
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``AnthropicModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    provider = AnthropicProvider(
+        base_url=base_url, api_key="sk-ant-tooltape", http_client=http_client
+    )
+    return AnthropicModel("claude-sonnet-4-6", provider=provider)
+
+
 class AnthropicIntegration(Integration):
     """Where the Messages API lives and what talks to it."""
 
@@ -56,6 +68,15 @@ class AnthropicIntegration(Integration):
             _client,
             message_stream,
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
+        ),
+        Accumulator(
+            "pydantic_ai.AnthropicModel",
+            "pydantic-ai",
+            ("pydantic_ai", "anthropic"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through AnthropicModel",
+            asynchronous=True,
         ),
     )
 

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers._pydantic_ai import agent_turn
 
 __all__ = ["GeminiIntegration"]
+
+
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``GoogleModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.providers.google import GoogleProvider
+
+    with warnings.catch_warnings():
+        # It warns that the client keeps httpx's 5 s timeout: a fake answers at once.
+        warnings.filterwarnings("ignore", "The `http_client` passed", UserWarning)
+        provider = GoogleProvider(api_key="test-key", base_url=base_url, http_client=http_client)
+    return GoogleModel("gemini-2.5-flash", provider=provider)
 
 
 class GeminiIntegration(Integration):
@@ -18,9 +32,16 @@ class GeminiIntegration(Integration):
     sdk = "google.genai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
-    no_accumulator = (
-        "google-genai's generate_content_stream yields chunks and merges nothing "
-        "(each chunk carries whole function calls)"
+    accumulators = (
+        Accumulator(
+            "pydantic_ai.GoogleModel",
+            "pydantic-ai",
+            ("pydantic_ai", "google.genai"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through GoogleModel",
+            asynchronous=True,
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._pydantic_ai import agent_turn
 
 __all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
 
@@ -52,6 +53,15 @@ def _litellm(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:  # pragma
     return [(c.function.name, c.function.arguments, c.id) for c in calls]
 
 
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``OpenAIChatModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(base_url=base_url, api_key="sk-tooltape", http_client=http_client)
+    return OpenAIChatModel("gpt-4o", provider=provider)
+
+
 class OpenAIChatIntegration(Integration):
     """Where Chat Completions lives and what talks to it."""
 
@@ -76,6 +86,15 @@ class OpenAIChatIntegration(Integration):
             openai_client,
             _litellm,
             "litellm.stream_chunk_builder over openai's chunks",
+        ),
+        Accumulator(
+            "pydantic_ai.OpenAIChatModel",
+            "pydantic-ai",
+            ("pydantic_ai", "openai"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through OpenAIChatModel",
+            asynchronous=True,
         ),
     )
 
