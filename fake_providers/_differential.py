@@ -24,10 +24,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from tooltape.fake_providers._httpx2_transport import FakeTransport
+from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
 from tooltape.fake_providers._integration import Accumulator
 from tooltape.fake_providers._provider import FakeProvider
 from tooltape.fake_providers._registry import dialect_names, get_dialect
+from tooltape.fake_providers._respx import patch_httpx
 from tooltape.fake_providers._wire import Wire
 from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
@@ -225,12 +226,17 @@ def _accumulate(dialect: str, accumulator: Accumulator, wire: Wire) -> list[Tool
     import httpx2
 
     provider = FakeProvider(dialect).stream(wire)
-    if accumulator.asynchronous:  # its transport holds no connection: nothing to close
-        client = accumulator.client(
-            provider.base_url, httpx2.AsyncClient(transport=FakeTransport(provider))
+    with (  # accumulators that build their own clients (LiteLLM) reach it through the patches
+        patch_httpx2(provider),
+        patch_httpx(provider),
+        httpx2.Client(transport=FakeTransport(provider)) as sync_client,
+    ):
+        # an asyncio library's client: its transport holds no connection, nothing to close
+        http_client = (
+            httpx2.AsyncClient(transport=FakeTransport(provider))
+            if accumulator.asynchronous
+            else sync_client
         )
-        return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
-    with httpx2.Client(transport=FakeTransport(provider)) as http_client:
         client = accumulator.client(provider.base_url, http_client)
         return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
 

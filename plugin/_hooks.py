@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tooltape.plugin import _hookspecs
-from tooltape.plugin._markers import MARKERS, scenarios_marker_kwargs
+from tooltape.plugin._failures import tooltape_failure
+from tooltape.plugin._markers import MARKERS, cassette_marker_kwargs, scenarios_marker_kwargs
 from tooltape.plugin._settings import SETTINGS, add_options, session_value
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ __all__ = [
     "pytest_report_header",
     "pytest_runtest_call",
     "pytest_runtest_makereport",
+    "pytest_runtest_setup",
 ]
 
 CASE_PROPERTY = "tooltape_case"
@@ -84,13 +86,29 @@ def pytest_report_header(config: pytest.Config) -> str:
     )
 
 
+def _check_cassette_marker(mark: pytest.Mark, name: str) -> None:
+    """Refuse a ``tooltape_cassette`` marker's arguments at collection, not at setup."""
+    try:
+        kwargs = cassette_marker_kwargs(mark, name)
+        for setting in ("record_mode", "block_network"):
+            if kwargs.get(setting) is not None:
+                SETTINGS[setting].parse(kwargs[setting])
+    except pytest.UsageError as error:
+        text = str(error)
+        where = "" if "@pytest.mark" in text else f" (in @pytest.mark.tooltape_cassette on {name})"
+        raise pytest.Collector.CollectError(text + where) from None
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``tooltape_case`` over scenario x dialect for ``tooltape_scenarios``."""
+    """Check ``tooltape_cassette``'s arguments; parametrize ``tooltape_case`` for scenarios."""
+    # A CollectError shows its message without a traceback under the test's name.
+    name = metafunc.definition.nodeid
+    cassette = metafunc.definition.get_closest_marker("tooltape_cassette")
+    if cassette is not None:
+        _check_cassette_marker(cassette, name)
     mark = metafunc.definition.get_closest_marker("tooltape_scenarios")
     if mark is None:
         return
-    # A CollectError shows its message without a traceback under the test's name.
-    name = metafunc.definition.nodeid
     try:
         kwargs = scenarios_marker_kwargs(mark, name)
     except pytest.UsageError as error:
@@ -151,11 +169,24 @@ def _case_limit(item: pytest.Item) -> Iterator[None]:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """A fixture's failure caused by tooltape reports tooltape's error (see ``_failures``)."""
+    try:
+        return (yield)
+    except Exception as error:
+        shown = tooltape_failure(error, keep_frames=item.config.getoption("fulltrace"))
+        if shown is error:
+            raise
+        raise shown from None
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     """A request no recording answers fails the test itself, whatever the code under test did.
 
     The SDK saw a 404 and may have raised its own error (or the code swallowed it):
     the test's failure is the unmatched request, with the nearest recording and a diff.
+    Any other failure tooltape caused reports tooltape's error (see ``_failures``).
     A ``tooltape_case`` test runs under ``--tooltape-case-timeout``.
     """
     try:
@@ -166,7 +197,10 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         failure = session.player.unmatched_failure(error) if session is not None else None
         if failure is not None:
             raise failure from None
-        raise
+        shown = tooltape_failure(error, keep_frames=item.config.getoption("fulltrace"))
+        if shown is error:
+            raise
+        raise shown from None
     session = item.stash.get(SESSION_KEY, None)
     failure = session.player.unmatched_failure() if session is not None else None
     if failure is not None:

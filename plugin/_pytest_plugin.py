@@ -68,3 +68,6 @@ from tooltape.plugin._hooks import (
 from tooltape.plugin._hooks import (
     pytest_runtest_makereport as pytest_runtest_makereport,
 )
+from tooltape.plugin._hooks import (
+    pytest_runtest_setup as pytest_runtest_setup,
+)

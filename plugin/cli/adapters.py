@@ -56,10 +56,17 @@ class Adapter:
     """``patched``: httpx/httpx2 are patched in-process; ``server``: a real 127.0.0.1 server."""
     description: str = field(default="")
     """One line for ``tooltape matrix --help`` and the HTML legend."""
+    install: str = ""
+    """The command that installs what it requires (shown when it is skipped)."""
 
     def available(self) -> bool:
         """True when every required module is installed."""
         return all(importlib.util.find_spec(module) is not None for module in self.requires)
+
+    @property
+    def install_line(self) -> str:
+        """:attr:`install`, or ``pip install`` of the first required module."""
+        return self.install or f"pip install {self.requires[0].replace('_', '-')}"
 
 
 def tools_for(plan: Plan) -> list[dict[str, Any]]:
@@ -164,7 +171,7 @@ def _accumulator_adapter(accumulator: Accumulator, dialect: str) -> Adapter:
 
     return Adapter(
         accumulator.subject, (dialect,), accumulator.requires, build, run, "patched",
-        accumulator.description,
+        accumulator.description, accumulator.install,
     )  # fmt: skip
 
 

@@ -41,9 +41,10 @@ def differential(
 
     The accumulators are langchain-core's merge (of every dialect's parse) and each
     dialect's declared ones: openai's ChatCompletionStreamState, the Responses stream
-    helper, anthropic's MessageStream (on Messages and Bedrock invoke), LiteLLM's
-    stream_chunk_builder when it is installed. Dialects with none are listed, with
-    the reason, after the rows (on stderr with --json). Each row says
+    helper, anthropic's MessageStream (on Messages and Bedrock invoke), and, when it is
+    installed, LiteLLM's completion(stream=True) through its own provider route plus
+    stream_chunk_builder (every dialect but Responses and Bedrock invoke). Dialects
+    with none are listed, with the reason, after the rows (on stderr with --json). Each row says
     what every accumulator made of the same scenario, and where they disagree. With
     LangChain.js installed (or --js), its ChatOpenAI and ChatAnthropic stream the same
     bytes from 127.0.0.1 as the langchain-js accumulator, and a last block lists where
@@ -81,17 +82,19 @@ def differential(
     if disagreements_only:
         rows = [row for row in rows if not row.agree]
     none = "\n".join(f"  {n}: {why}" for n, why in dialects_without_accumulators().items())
-    none = f"dialects with no accumulator beside langchain-core:\n{none}"
+    none = f"dialects with no accumulator beside langchain-core:\n{none}" if none else ""
     moved = "\n".join(f"  {line}" for line in changed)
     moved = f"langchain-core is not as pinned (fails the run):\n{moved}" if changed else ""
     if as_json:
         click.echo(json.dumps([row.as_dict() for row in rows], indent=2, default=str))
-        click.echo(none, err=True)
+        if none:
+            click.echo(none, err=True)
         if moved:
             click.echo(moved, err=True)
         return 1 if changed else 0
     click.echo(render_differential(rows) or "tooltape: every accumulator agrees")
-    click.echo(f"\n{none}")
+    if none:
+        click.echo(f"\n{none}")
     if report:
         click.echo(f"\n{report}")
     if moved:

@@ -330,8 +330,9 @@ def matrix(
     \b
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,
     langchain-anthropic, anthropic-sdk, langchain-google-genai, langchain-ollama,
-    langchain-cohere, langchain-aws (those installed), and yours: the
-    tooltape.subjects entry points and each --subject module:factory.
+    langchain-cohere, langchain-aws, litellm (those installed; the others are listed as
+    skipped, with the command that installs them), and yours: the tooltape.subjects
+    entry points and each --subject module:factory.
 
     \b
     Examples:
@@ -369,6 +370,9 @@ def matrix(
         extra=extra,
     )
     elapsed = time.perf_counter() - started
+    from tooltape.plugin.cli.matrix_run import skipped_subjects
+
+    skipped = skipped_subjects(chosen_dialects, chosen_adapters)
     if update_reference:
         _write_pins(cells, pins, reference)
     unexpected = [(c, r) for c in cells for r in c.unexpected]
@@ -392,6 +396,7 @@ def matrix(
             "dialects": chosen_dialects,
             "scenarios": [s.name for s in pool],
             "unexpected": len(unexpected),
+            "skipped": skipped,
             "cells": [cell_dict(c) for c in cells],
         }
         click.echo(json.dumps(document, indent=2, ensure_ascii=False, default=str))
@@ -405,6 +410,8 @@ def matrix(
         keys = subject_legend(r.adapter for c in cells for r in c.results) if grid else []
         _legend(console, keys)
         _print_unexpected(console, cells)
+        for name, install in skipped.items():
+            console.print(f"skipped {name}: not installed ({install})", soft_wrap=True)
         subjects = sum(len(c.results) for c in cells)
         console.print(
             f"{len(cells)} cells, {subjects} subject runs in {elapsed:.1f} s; "

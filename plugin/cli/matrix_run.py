@@ -59,6 +59,7 @@ __all__ = [
     "Result",
     "is_lossless",
     "run_matrix",
+    "skipped_subjects",
     "subjects_for",
 ]
 
@@ -151,6 +152,18 @@ def subjects_for(
         for a in (*adapters(), *extra)
         if base in a.dialects and (selected is None or a.name in selected) and a.available()
     ]
+
+
+def skipped_subjects(dialects: Sequence[str], selected: Sequence[str] | None) -> dict[str, str]:
+    """The subjects that read ``dialects`` but are not installed, each with its install line."""
+    bases = {getattr(d, "base", d).name for d in map(get_dialect, dialects)}
+    return {
+        a.name: a.install_line
+        for a in adapters()
+        if bases & set(a.dialects)
+        and (selected is None or a.name in selected)
+        and not a.available()
+    }
 
 
 # --- comparing ---------------------------------------------------------------------------

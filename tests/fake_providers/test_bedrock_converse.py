@@ -237,7 +237,8 @@ def test_boto3_converse_stream_yields_every_event_and_the_plan(serve, plan_name,
 def test_boto3_raises_event_stream_error_on_the_error_finish(serve):
     wire = DIALECT.render(PLANS["single"].model_copy(update={"finish": "error"}), ["truncate_args"])
     runtime, _, _ = serve(wire)
-    stream = runtime.converse_stream(modelId=MODEL, messages=[])["stream"]
+    messages = [{"role": "user", "content": [{"text": "weather?"}]}]
+    stream = runtime.converse_stream(modelId=MODEL, messages=messages)["stream"]
     seen: list[dict[str, Any]] = []
     try:
         with pytest.raises(EventStreamError, match="modelStreamErrorException") as raised:
@@ -383,7 +384,8 @@ def test_arn_model_ids_route(serve):
     """Model ids with '/' (inference-profile ARNs) arrive percent-decoded and still route."""
     runtime, _, provider = serve(DIALECT.render(PLANS["single"]))
     arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123"
-    events = list(runtime.converse_stream(modelId=arn, messages=[])["stream"])
+    messages = [{"role": "user", "content": [{"text": "weather?"}]}]
+    events = list(runtime.converse_stream(modelId=arn, messages=messages)["stream"])
     assert events
     assert len(provider.requests) == 1
 

@@ -63,12 +63,26 @@ def test_calls_without_results_get_cohere_400(messages: list[Any], missing: str)
     [
         [USER],
         [USER, assistant("c1", "c2"), result("c2"), result("c1"), USER],
-        [USER, result("orphan")],  # no error is documented for a result without a call
         [USER, {"role": "assistant", "content": "plain text"}],
     ],
 )
 def test_paired_histories_are_accepted(messages: list[Any]) -> None:
     assert validate(messages) is None
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [USER, result("orphan")],
+        [USER, assistant("c1"), result("c1"), USER, result("c1")],  # answered once already
+        [USER, assistant("c1"), result("c1"), result("c9")],
+    ],
+)
+def test_a_result_that_answers_no_call_gets_a_400(messages: list[Any]) -> None:
+    error = validate(messages)
+
+    assert error is not None and error.status == 400
+    assert error.message.startswith("invalid request: the tool message with tool_call_id ")
 
 
 def test_an_empty_body_is_left_alone_and_one_without_messages_is_refused() -> None:

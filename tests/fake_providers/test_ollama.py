@@ -55,13 +55,10 @@ PLANS = {
     ),
     "empty_args": Plan(calls=[{"name": "ping_server", "args": {}, "id": "call_ping"}]),
 }
-QUIRKS: list[list[Any]] = [
-    [],
-    ["whole_call"],
+QUIRKS: list[list[Any]] = [  # lossless ones: test_chat_model_contract.py
     ["whole_call", {"kind": "pack_fragments", "size": 2}],
     ["missing_id"],
     ["missing_id", "no_index"],
-    ["empty_args"],
     ["duplicate_ids"],
     ["reemitted_calls"],
 ]

@@ -304,7 +304,13 @@ VALID: list[tuple[str, dict[str, Any]]] = [
     ),  # Ollama has no tool_choice and no required messages
     (
         "bedrock_converse",
-        {"toolConfig": {"tools": CONVERSE_TOOLS, "toolChoice": {"tool": {"name": "get_weather"}}}},
+        {
+            "messages": [{"role": "user", "content": [{"text": "weather?"}]}],
+            "toolConfig": {
+                "tools": CONVERSE_TOOLS,
+                "toolChoice": {"tool": {"name": "get_weather"}},
+            },
+        },
     ),
 ]
 

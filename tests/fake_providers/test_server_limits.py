@@ -183,3 +183,7 @@ def test_a_served_cassette_refuses_malformed_bodies_without_a_500(body: bytes) -
         served.player.unmatched.clear()  # the 404 is the point; do not fail on leaving
     assert answer.status_code == 404
     assert answer.json()["error"]["type"] == "tooltape_no_recording"
+
+
+def test_every_registered_dialect_has_a_wrong_typed_body() -> None:
+    assert sorted(WRONG_TYPES) == sorted(dialect_names())

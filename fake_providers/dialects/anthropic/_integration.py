@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import agent_turn
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
@@ -69,6 +70,7 @@ class AnthropicIntegration(Integration):
             message_stream,
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
         ),
+        litellm_accumulator("anthropic", "claude-sonnet-4-6"),
         Accumulator(
             "pydantic_ai.AnthropicModel",
             "pydantic-ai",

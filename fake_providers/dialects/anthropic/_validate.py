@@ -38,6 +38,9 @@ Consecutive messages of one role are checked as sent (the API merges them
 first; histories that rely on that are outside these checks). The error body
 is ``{"type": "error", "error": {"type": "invalid_request_error", "message"}}``.
 
+Before the pairing, missing fields and ``tool_choice`` (:mod:`._tool_choice`), then
+the custom tools (:mod:`._tools`: a name, a schema) are checked.
+
 A body the API cannot bind gets :func:`anthropic_body_error`: broken JSON the
 real ``The request body is not valid JSON: <decoder message>: line L column C
 (char N)`` (claude-code issues #5397, #6464; too deep nesting reads the same,
@@ -55,6 +58,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._tool_choice import anthropic_request_problem
+from tooltape.fake_providers.dialects.anthropic._tools import anthropic_tools_problem
 
 __all__ = ["anthropic_body_error", "anthropic_pairing_error", "validate_anthropic_request"]
 
@@ -99,7 +103,9 @@ def validate_anthropic_request(request: ProviderRequest) -> ProviderError | None
     problem = problem or field_problem(body, ANTHROPIC_FIELDS)
     if problem is not None:
         return anthropic_body_error(problem)
-    if isinstance(body, dict) and (message := anthropic_request_problem(body)):
+    if isinstance(body, dict) and (
+        message := anthropic_request_problem(body) or anthropic_tools_problem(body.get("tools"))
+    ):
         return _error(message)
     message = anthropic_pairing_error(body)
     return None if message is None else _error(message)

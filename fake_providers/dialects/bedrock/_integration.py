@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.anthropic._integration import anthropic_body, message_stream
 
 __all__ = ["BedrockConverseIntegration", "BedrockInvokeIntegration"]
@@ -60,9 +61,17 @@ class _BedrockIntegration(Integration):
 class BedrockConverseIntegration(_BedrockIntegration):
     """ConverseStream: boto3's ``converse_stream`` and ``ChatBedrockConverse``."""
 
-    no_accumulator = (
-        "boto3's converse_stream yields events and merges nothing; "
-        "langchain-aws is the reference adapter"
+    accumulators = (
+        litellm_accumulator(
+            "bedrock",
+            "converse/anthropic.claude-sonnet-4-5-v1",
+            base_url_arg="aws_bedrock_runtime_endpoint",
+            extra={
+                "aws_region_name": _REGION,
+                "aws_access_key_id": _KEY_ID,
+                "aws_secret_access_key": _SECRET,
+            },
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

@@ -71,8 +71,10 @@ import re
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._tool_schemas import schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.anthropic._tool_choice import anthropic_choice_problem
+from tooltape.fake_providers.dialects.anthropic._tools import anthropic_tools_problem
 from tooltape.fake_providers.dialects.anthropic._validate import (
     ANTHROPIC_FIELDS,
     anthropic_pairing_error,
@@ -223,7 +225,7 @@ def _invoke_problem(body: dict[str, Any]) -> str | None:
                 f"Malformed input request: #: required key [{key}] not found, please reformat "
                 "your input and try again."
             )
-    return anthropic_choice_problem(body)
+    return anthropic_choice_problem(body) or anthropic_tools_problem(body.get("tools"))
 
 
 def converse_error(body: object, *, model_id: str = "") -> str | None:
@@ -235,8 +237,10 @@ def converse_error(body: object, *, model_id: str = "") -> str | None:
     """
     if not isinstance(body, dict):
         return None
-    if problem := converse_choice_problem(body):
+    if problem := converse_choice_problem(body) or _converse_schema_problem(body):
         return problem
+    if not body.get("messages") and ":prompt/" not in model_id:  # a prompt ARN brings its own
+        return NO_USER_MESSAGE
     if not isinstance(body.get("messages"), list):
         return None
     messages = [m if isinstance(m, dict) else {} for m in body["messages"]]
@@ -247,6 +251,35 @@ def converse_error(body: object, *, model_id: str = "") -> str | None:
     if body.get("toolConfig") is None and any(_tool_blocks(c) for c in contents):
         return _NO_TOOL_CONFIG
     return _pairing_error(messages, contents, claude="anthropic" in model_id)
+
+
+NO_USER_MESSAGE = (
+    "A conversation must start with a user message. Try again with a conversation that "
+    "starts with a user message."
+)
+"""Converse's 400 for a request whose ``messages`` are missing or empty (a system prompt
+alone included): https://github.com/elastic/kibana/pull/246393,
+https://github.com/langgenius/dify/issues/12340."""
+
+
+def _converse_schema_problem(body: dict[str, Any]) -> str | None:
+    """A ``toolSpec.inputSchema.json`` that is not a JSON Schema (the text is inferred)."""
+    config = body.get("toolConfig")
+    tools = config.get("tools") if isinstance(config, dict) else None
+    for n, tool in enumerate(tools if isinstance(tools, list) else ()):
+        spec = tool.get("toolSpec") if isinstance(tool, dict) else None
+        schema = spec.get("inputSchema") if isinstance(spec, dict) else None
+        problem = (
+            schema_problem(schema["json"])
+            if isinstance(schema, dict) and "json" in schema
+            else None
+        )
+        if problem:
+            return (
+                f"The value at toolConfig.tools.{n}.toolSpec.inputSchema.json is not a valid "
+                f"JSON schema: {problem}"
+            )
+    return None
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["CohereIntegration"]
@@ -19,7 +20,7 @@ class CohereIntegration(Integration):
     sdk = "cohere"
     sdk_stack = "httpx"
     chat_model_module = "langchain_cohere"
-    no_accumulator = "cohere's ClientV2.chat_stream yields events and merges nothing"
+    accumulators = (litellm_accumulator("cohere_chat", "command-a-03-2025", path="/v2/chat"),)
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What cohere's ``ClientV2.chat_stream`` sends."""

@@ -10,8 +10,9 @@ colon, joined with ``", "`` as OpenAI joins them (the recorded message elides th
 
 Deliberate limits: the same issue reports that Command R and R+ accepted such
 histories; tooltape applies the Command A rule to every model, since a dangling
-call is a bug whichever model is asked. No error is documented for a ``tool``
-message that answers no call, so such a history is accepted.
+call is a bug whichever model is asked. A ``tool`` message that answers no call of
+the assistant message before it, and a tool whose ``parameters`` is not a JSON Schema,
+get a 400 in the same shape; no text is on record for either, so these two are inferred.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._tool_schemas import schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._tool_choice import cohere_request_problem
 
-__all__ = ["MISSING_RESULTS", "cohere_body_error", "validate_cohere_request"]
+__all__ = ["MISSING_RESULTS", "ORPHAN_RESULT", "cohere_body_error", "validate_cohere_request"]
 
 MISSING_RESULTS = (
     "invalid request: An assistant message with 'tool_calls' must be followed by tool messages "
@@ -57,6 +59,45 @@ def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
         if missing:
             text = MISSING_RESULTS.format(ids=", ".join(missing))
             return ProviderError(400, {"message": text})
+    text = _orphan_result(messages) or _bad_schema(body.get("tools"))
+    return None if text is None else ProviderError(400, {"message": text})
+
+
+ORPHAN_RESULT = (
+    "invalid request: the tool message with tool_call_id {id} does not respond to a "
+    "'tool_calls' entry of the assistant message before it"
+)
+"""The 400 text for a tool result that answers no call (inferred)."""
+
+
+def _orphan_result(messages: list[Any]) -> str | None:
+    asked: set[str] = set()
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        if message.get("role") == "assistant":
+            asked = {
+                str(call.get("id")) for call in message.get("tool_calls") or ()
+                if isinstance(call, dict)
+            }  # fmt: skip
+        elif message.get("role") == "tool":
+            if str(message.get("tool_call_id")) not in asked:
+                return ORPHAN_RESULT.format(id=message.get("tool_call_id"))
+        else:
+            asked = set()
+    return None
+
+
+def _bad_schema(tools: Any) -> str | None:
+    for n, tool in enumerate(tools if isinstance(tools, list) else ()):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or function.get("parameters") is None:
+            continue
+        problem = schema_problem(function["parameters"])
+        if problem is not None:
+            return (
+                f"invalid request: tools[{n}].function.parameters is not a JSON schema: {problem}"
+            )
     return None
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import agent_turn
 
 __all__ = ["GeminiIntegration"]
@@ -33,6 +34,7 @@ class GeminiIntegration(Integration):
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
     accumulators = (
+        litellm_accumulator("gemini", "gemini-2.5-flash"),
         Accumulator(
             "pydantic_ai.GoogleModel",
             "pydantic-ai",

@@ -44,6 +44,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.gemini._tool_choice import gemini_request_problem
+from tooltape.fake_providers.dialects.gemini._tools import gemini_tools_problem
 
 __all__ = [
     "CALL_TURN_ORDER",
@@ -93,7 +94,7 @@ def validate_gemini_request(request: ProviderRequest) -> ProviderError | None:
         return gemini_body_error(problem)
     if not isinstance(body, dict):
         return None
-    if message := gemini_request_problem(body):
+    if message := gemini_request_problem(body) or gemini_tools_problem(body.get("tools")):
         return _error(message)
     if not isinstance(body.get("contents"), list):
         return None

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
@@ -31,6 +32,7 @@ class MistralNativeIntegration(Integration):
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
     accumulators = (
+        litellm_accumulator("mistral", "mistral-large-latest"),
         Accumulator(
             "pydantic_ai.MistralModel",
             "pydantic-ai",

@@ -17,6 +17,14 @@ of ``Tool call id was null but must be a-z, A-Z, 0-9, with a length of 9.``
 (https://github.com/mistralai/client-js/issues/69), in the same envelope; the
 ``was <id>`` form for a non-null id is inferred from that text. ``"stream": false``
 is valid: it gets the non-streamed answer (``_complete``).
+
+Tool results must answer the calls just before them, one for one: a history where
+an assistant's ``tool_calls`` and the ``tool`` messages after it differ in number (a
+call left unanswered, or a result that answers no call) gets the 400 ``Not the same
+number of function calls and responses`` (mistralai/client-ts#106,
+camel-ai/camel#1467). A ``tool_choice`` naming a function that is not among the
+``tools`` and a tool whose ``parameters`` is not a JSON Schema get a 400 in the same
+envelope; those two texts are inferred, not recorded.
 """
 
 from __future__ import annotations
@@ -25,9 +33,10 @@ import re
 from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem, read_json
+from tooltape.fake_providers._tool_schemas import schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 
-__all__ = ["TOOL_CHOICES", "mistral_body_error", "validate_mistral_request"]
+__all__ = ["TOOL_CHOICES", "UNPAIRED", "mistral_body_error", "validate_mistral_request"]
 
 TOOL_CHOICES = ("auto", "none", "any", "required")
 """The string values Mistral's ``tool_choice`` accepts."""
@@ -59,7 +68,10 @@ def validate_mistral_request(request: ProviderRequest) -> ProviderError | None:
     detail = [*_required(body), *_tool_choice(body.get("tool_choice"))]
     if detail:
         return _invalid(detail)
-    return _foreign_id(body.get("messages") or [])
+    if refusal := _unknown_choice(body) or _bad_schema(body.get("tools")):
+        return ProviderError(400, _envelope(refusal))
+    messages = body.get("messages") or []
+    return _foreign_id(messages) or _unpaired(messages)
 
 
 def mistral_body_error(problem: BodyProblem) -> ProviderError:
@@ -96,6 +108,57 @@ def _tool_choice(choice: Any) -> list[dict[str, Any]]:
     entry = _entry("enum", ["tool_choice"], f"Input should be {expected}", choice)
     entry["ctx"] = {"expected": expected}
     return [entry]
+
+
+UNPAIRED = "Not the same number of function calls and responses"
+"""Mistral's 400 text when tool results do not answer the calls before them one for one."""
+
+
+def _function_names(tools: Any) -> list[str]:
+    functions = (
+        [t.get("function") for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    )
+    return [f["name"] for f in functions if isinstance(f, dict) and isinstance(f.get("name"), str)]
+
+
+def _unknown_choice(body: dict[str, Any]) -> str | None:
+    choice = body.get("tool_choice")
+    if not isinstance(choice, dict) or not isinstance(choice.get("function"), dict):
+        return None
+    name = choice["function"].get("name")
+    names = _function_names(body.get("tools"))
+    if name in names:
+        return None
+    return f"Tool choice function {name!r} is not one of the tools: {', '.join(names) or 'none'}"
+
+
+def _bad_schema(tools: Any) -> str | None:
+    for tool in tools if isinstance(tools, list) else ():
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or function.get("parameters") is None:
+            continue
+        problem = schema_problem(function["parameters"])
+        if problem is not None:
+            return f"Invalid tool schema for function {function.get('name')!r}: {problem}"
+    return None
+
+
+def _unpaired(messages: list[Any]) -> ProviderError | None:
+    """The 400 when a run of ``tool`` messages does not answer the calls just before it."""
+    calls: int | None = None  # the calls of the assistant message the run answers
+    results = 0
+    for message in [*messages, None]:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "tool":
+            results += 1
+            continue
+        closes_a_run = (calls is not None and message is not None) or results
+        if closes_a_run and (calls or 0) != results:
+            return ProviderError(400, _envelope(UNPAIRED))
+        calls, results = None, 0
+        if role == "assistant" and isinstance(message, dict) and message.get("tool_calls"):
+            calls = len(message["tool_calls"])
+    return None
 
 
 def _foreign_id(messages: list[Any]) -> ProviderError | None:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["OllamaIntegration"]
@@ -19,7 +20,7 @@ class OllamaIntegration(Integration):
     sdk = "ollama"
     sdk_stack = "httpx"
     chat_model_module = "langchain_ollama"
-    no_accumulator = "ollama-python's chat(stream=True) yields chunks and merges nothing"
+    accumulators = (litellm_accumulator("ollama_chat", "llama3.1"),)
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ollama-python's ``chat(stream=True)`` sends."""

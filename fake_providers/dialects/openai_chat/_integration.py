@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import agent_turn
 
 __all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
@@ -41,18 +42,6 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(c.function.name, c.function.arguments, c.id) for c in calls]
 
 
-def _litellm(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:  # pragma: no cover
-    import litellm  # type: ignore[import-not-found]  # not installed in tooltape's own tests
-
-    offered = [openai_tool(n, s) for n, s in tools]
-    stream = client.chat.completions.create(
-        model="gpt-4o", messages=_PROMPT, stream=True, **({"tools": offered} if offered else {})
-    )
-    message = litellm.stream_chunk_builder([chunk.model_dump() for chunk in stream])
-    calls = message.choices[0].message.tool_calls or []
-    return [(c.function.name, c.function.arguments, c.id) for c in calls]
-
-
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
     """pydantic-ai's ``OpenAIChatModel`` at ``base_url`` (``http_client``: httpx2, async)."""
     from pydantic_ai.models.openai import OpenAIChatModel
@@ -79,14 +68,7 @@ class OpenAIChatIntegration(Integration):
             _stream_state,
             "openai: chat.completions.create(stream=True) + ChatCompletionStreamState",
         ),
-        Accumulator(
-            "litellm.stream_chunk_builder",
-            "litellm",
-            ("openai", "litellm"),
-            openai_client,
-            _litellm,
-            "litellm.stream_chunk_builder over openai's chunks",
-        ),
+        litellm_accumulator("openai", "gpt-4o"),
         Accumulator(
             "pydantic_ai.OpenAIChatModel",
             "pydantic-ai",

@@ -22,7 +22,8 @@ id wins), then the pairing walk over the history.
   (https://github.com/continuedev/continue/issues/9784).
 
 A missing ``messages`` and a ``tool_choice`` the request cannot honour are
-answered first (:mod:`._tool_choice` lists the texts and their sources).
+answered first (:mod:`._tool_choice` lists the texts and their sources), then a
+tool whose name or schema OpenAI refuses (:mod:`._tools`).
 
 The ``param`` of a dangling call at the end of the history and the orphan reading
 of an unknown id are inferred, not captured.
@@ -42,6 +43,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._tool_choice import chat_request_error
+from tooltape.fake_providers.dialects.openai_chat._tools import chat_tools_error
 
 __all__ = ["openai_body_error", "validate_chat_request"]
 
@@ -105,7 +107,7 @@ def validate_chat_request(request: ProviderRequest) -> ProviderError | None:
         return openai_body_error(problem)
     if not isinstance(body, dict):
         return None
-    if rejection := chat_request_error(body):
+    if rejection := chat_request_error(body) or chat_tools_error(body.get("tools")):
         return rejection
     if not isinstance(body.get("messages"), list):
         return None

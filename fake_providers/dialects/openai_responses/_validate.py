@@ -22,6 +22,8 @@ need their outputs. Requests without a list ``input`` (a plain string) have
 nothing to pair and pass; a body the API cannot bind (broken JSON, ``input``
 that is neither a string nor a list) gets OpenAI's own 400
 (:func:`~tooltape.fake_providers.dialects.openai_chat._validate.openai_body_error`).
+A function tool whose name or schema OpenAI refuses gets the texts of
+:mod:`tooltape.fake_providers.dialects.openai_chat._tools`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 from tooltape.fake_providers._body import field_problem, read_json
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._tool_choice import responses_request_error
+from tooltape.fake_providers.dialects.openai_chat._tools import responses_tools_error
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
 
 __all__ = ["validate_responses_request"]
@@ -46,7 +49,7 @@ def validate_responses_request(request: ProviderRequest) -> ProviderError | None
         return openai_body_error(problem)
     if not isinstance(payload, dict):
         return None
-    if rejection := responses_request_error(payload):
+    if rejection := responses_request_error(payload) or responses_tools_error(payload.get("tools")):
         return rejection
     if not isinstance(payload.get("input"), list):
         return None
