@@ -18,9 +18,11 @@ from typing import Any
 
 from tooltape.fake_providers._integration import RawCall, ToolSpec
 
-__all__ = ["PROMPT", "agent_turn"]
+__all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn"]
 
 PROMPT = "What is the weather in Paris?"
+PYDANTIC_AI_INSTALL = "pip install 'tooltape[subjects]'"
+"""The install line for the pydantic-ai subject (the ``subjects`` extra pins a tested release)."""
 
 
 def _never_called(**_: Any) -> str:  # pragma: no cover - the run stops before tools run

@@ -7,7 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import agent_turn
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 
@@ -78,6 +78,7 @@ class AnthropicIntegration(Integration):
             _pydantic_ai_model,
             agent_turn,
             "pydantic-ai: a streamed Agent.iter run through AnthropicModel",
+            install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
     )

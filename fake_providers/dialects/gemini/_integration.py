@@ -8,7 +8,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import agent_turn
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["GeminiIntegration"]
 
@@ -42,6 +42,7 @@ class GeminiIntegration(Integration):
             _pydantic_ai_model,
             agent_turn,
             "pydantic-ai: a streamed Agent.iter run through GoogleModel",
+            install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import agent_turn
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["MistralNativeIntegration"]
@@ -40,6 +40,7 @@ class MistralNativeIntegration(Integration):
             _pydantic_ai_model,
             agent_turn,
             "pydantic-ai: a streamed Agent.iter run through MistralModel",
+            install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
     )

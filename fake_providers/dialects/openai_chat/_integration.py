@@ -7,7 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import agent_turn
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
 
@@ -76,6 +76,7 @@ class OpenAIChatIntegration(Integration):
             _pydantic_ai_model,
             agent_turn,
             "pydantic-ai: a streamed Agent.iter run through OpenAIChatModel",
+            install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
     )

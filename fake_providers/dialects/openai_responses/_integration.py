@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
-from tooltape.fake_providers._pydantic_ai import agent_turn
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import chat_openai, openai_client
 
 __all__ = ["OpenAIResponsesIntegration"]
@@ -58,6 +58,7 @@ class OpenAIResponsesIntegration(Integration):
             _pydantic_ai_model,
             agent_turn,
             "pydantic-ai: a streamed Agent.iter run through OpenAIResponsesModel",
+            install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
     )
