@@ -4,6 +4,7 @@
     nox -s oldest -- -m "not slow"   # every dependency at its pyproject lower bound
     nox -s standard                  # langchain-tests' standard chat-model suite (args: pytest's)
     nox -s langchain_core_regression # the matrix on langchain-core 1.2.13 must fail, naming cells
+    nox -s subjects                  # LiteLLM (the subjects extra) as a matrix subject
 
 Each session installs the project (not the working tree) into its own environment
 under ``.nox/``, so the tests import the installed ``tooltape`` as users do.
@@ -49,6 +50,19 @@ def oldest(session: nox.Session) -> None:
     session.install("--resolution", "lowest-direct", ".[test]")
     show_versions(session)
     session.run("python", "-m", "pytest", *session.posargs)
+
+
+SUBJECT_TESTS = ("tests/plugin/test_matrix_litellm.py",)
+"""The modules that need the subjects extra (``grep -rl importorskip..litellm tests``)."""
+
+
+@nox.session
+def subjects(session: nox.Session) -> None:
+    """The subjects extra's libraries (LiteLLM) as matrix subjects: their tests and matrix."""
+    session.install(".[test,subjects]")
+    show_versions(session)
+    session.run("python", "-m", "pytest", *SUBJECT_TESTS, *session.posargs)
+    session.run("tooltape", "matrix", "--adapters", "reference,litellm")
 
 
 @nox.session

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hypothesis import Phase, given, settings, target
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tooltape.harness._assertions import _copy, normalize_calls
@@ -26,7 +26,6 @@ from tooltape.harness._counterexample import (
     describe_counterexample,
 )
 from tooltape.harness._errors import MergeMismatch
-from tooltape.harness._extreme_examples import extreme_examples
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._json_compare import json_equal
 from tooltape.harness._merger_examples import library_examples
@@ -35,13 +34,7 @@ from tooltape.harness._names import unknown_name
 from tooltape.harness._quirks import Quirk
 from tooltape.harness._reference import reference_merge
 from tooltape.harness._scenarios import Scenario
-from tooltape.harness.strategies import (
-    _allowed_kinds,
-    _allowed_value_kinds,
-    planned_streams,
-    plans,
-    quirk_sets,
-)
+from tooltape.harness.strategies import _allowed_kinds, planned_streams, plans, quirk_sets
 
 __all__ = ["check_merger", "check_rechunking", "merger_property"]
 
@@ -112,31 +105,15 @@ def _streams(
     quirks_strategy: st.SearchStrategy[list[Quirk]] | None,
     kinds: Sequence[str] | None,
     exclude_kinds: Sequence[str],
-    values: tuple[str, ...] | None = None,
 ) -> st.SearchStrategy[PlannedStream]:
     quirks = quirks_strategy
     if quirks is None:
         quirks = quirk_sets(kinds=kinds, exclude_kinds=exclude_kinds)
-    if plans_strategy is None:
-        plans_strategy = plans(value_kinds=values)
-    return planned_streams(plans_strategy, quirks)
-
-
-def _aim(stream: PlannedStream) -> None:
-    """Steer Hypothesis toward long arguments, many calls and many fragments of one call."""
-    text: dict[int, int] = {}
-    pieces: dict[int, int] = {}
-    for fragment in stream.fragments:
-        text[fragment.call] = text.get(fragment.call, 0) + len(fragment.args or "")
-        pieces[fragment.call] = pieces.get(fragment.call, 0) + 1
-    target(float(max(text.values(), default=0)), label="longest argument text")
-    target(float(len(stream.plan.calls)), label="calls")
-    target(float(max(pieces.values(), default=0)), label="fragments of one call")
+    return planned_streams(plans_strategy if plans_strategy is not None else plans(), quirks)
 
 
 def _agrees(judge: _Judge, key: str) -> Callable[[PlannedStream], None]:
     def agrees(stream: PlannedStream) -> None:
-        _aim(stream)
         deltas = stream.deltas()
         found = judge(stream, deltas, reference_merge(deltas), "fuzzing")
         if found is None:
@@ -166,8 +143,6 @@ def merger_property(
     quirks_strategy: st.SearchStrategy[list[Quirk]] | None = None,
     ignore_ids: bool = False,
     max_examples: int | None = None,
-    value_kinds: Sequence[str] | None = None,
-    exclude_value_kinds: Sequence[str] = (),
 ) -> Callable[..., None]:
     """``fn`` against langchain-core as a plain Hypothesis test, for a test module.
 
@@ -187,12 +162,9 @@ def merger_property(
         quirks_strategy: Quirk sets to draw; overrides ``kinds``.
         ignore_ids: Compare names and args only.
         max_examples: Override the profile's ``max_examples`` (``None``: keep it).
-        value_kinds: Argument value kinds to draw (see :func:`check_merger`).
-        exclude_value_kinds: Argument value kinds never drawn.
     """
     judge = _Judge(fn, ignore_ids, _check_policy(on_reference_hazard))
-    values = _allowed_value_kinds(value_kinds, exclude_value_kinds)
-    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds, values)
+    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds)
     agrees = _agrees(judge, _key("merger_property", fn, judge))
 
     def test_merger(stream: PlannedStream) -> None:
@@ -223,8 +195,6 @@ def check_merger(
     ignore_ids: bool = False,
     derandomize: bool | None = None,
     on_counterexample: OnCounterexample | None = None,
-    value_kinds: Sequence[str] | None = None,
-    exclude_value_kinds: Sequence[str] = (),
 ) -> None:
     """Check ``fn`` against langchain-core: every library scenario first, then fuzzing.
 
@@ -234,12 +204,7 @@ def check_merger(
 
     1. Every scenario of the library, as it is and packed 2, 3 and all chunks a
        message, runs as an explicit example: the same streams on every run.
-    2. So does each extreme example: floats in every range, integers past 2**53
-       and 64 bits, every escape, strings of 110,000 characters, deep nesting,
-       20 parallel calls, 150 fragments of one call, idle messages.
-    3. Hypothesis fuzzes, with one database key per merger, and shrinks; each
-       stream draws from a few value kinds and quirk kinds (swarm testing) and
-       the search is steered toward long arguments, many calls and fragments.
+    2. Hypothesis fuzzes, with one database key per merger, and shrinks.
 
     A disagreement on a stream whose reference merge has no hazard is reported
     first; one where langchain-core itself loses or invents data (a hazard) is
@@ -257,8 +222,7 @@ def check_merger(
             accept langchain-core's calls or the ``"plan"``'s.
         scenarios: The explicit examples (``None``: every scenario registered in
             the ``tooltape.scenario_libraries`` entry points, tooltape's
-            bundled library included; ``[]``: none). Given scenarios or a
-            ``plans_strategy``, the extreme examples are left out too.
+            bundled library included; ``[]``: none).
         plans_strategy: Plans to draw (default: :func:`strategies.plans`).
         quirks_strategy: Quirk sets to draw; overrides ``kinds`` for drawn streams.
         ignore_ids: Compare names and args only.
@@ -266,10 +230,6 @@ def check_merger(
         on_counterexample: Called with the :class:`Counterexample` before the
             failure is raised; what it returns is named in the message.
             ``tooltape.cassettes.save_counterexample(path)`` writes it as a cassette.
-        value_kinds: Argument value kinds the extreme examples and drawn plans
-            hold (``None``: all; ``strategies.value_kinds()`` lists them).
-        exclude_value_kinds: Argument value kinds never used
-            (``["long_strings"]``: no string of 10,000+ characters).
 
     Raises:
         MergeMismatch: With the counterexample drawn as index lanes, the
@@ -279,17 +239,13 @@ def check_merger(
     __tracebackhide__ = True  # pytest shows the caller's line, not ours
     judge = _Judge(fn, ignore_ids, _check_policy(on_reference_hazard))
     allowed = _allowed_kinds(kinds, exclude_kinds)
-    values = _allowed_value_kinds(value_kinds, exclude_value_kinds)
     on_hazard: Counterexample | None = None
-    explicit = library_examples(scenarios, allowed)
-    if scenarios is None and plans_strategy is None:  # narrowed inputs: only the user's
-        explicit += extreme_examples(allowed, values)
-    for example in explicit:
+    for example in library_examples(scenarios, allowed):
         found = judge(example.stream, example.deltas, example.reference, example.label)
         if found is not None and found.unambiguous:
             raise _mismatch(found, on_counterexample)
         on_hazard = on_hazard or found
-    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds, values)
+    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds)
     # Once the library holds a hazard disagreement, fuzzing only looks for unambiguous ones.
     fuzz_judge = _Judge(fn, ignore_ids, "ignore") if on_hazard is not None else judge
     found = _fuzz(fuzz_judge, streams, _key("check_merger", fn, judge), max_examples, derandomize)

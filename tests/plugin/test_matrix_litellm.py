@@ -24,7 +24,9 @@ DIALECTS = ["openai_chat", "anthropic_messages", "gemini", "cohere_v2"]
 
 @pytest.fixture(scope="module")
 def cells() -> dict[tuple[str, str], Cell]:
-    pytest.importorskip("litellm", reason="the subjects extra installs litellm")
+    pytest.importorskip(
+        "litellm", reason="needs litellm: pip install 'tooltape[subjects]', or nox -s subjects"
+    )
     run = run_matrix(
         [get_scenario(name) for name in SCENARIOS], DIALECTS, ["litellm"], load_expectations(None)
     )
