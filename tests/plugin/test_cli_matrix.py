@@ -251,6 +251,15 @@ def test_reference_only_runs_no_adapter() -> None:
     assert {r["adapter"] for c in report["cells"] for r in c["results"]} == {"reference"}
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("litellm") is not None, reason="litellm is installed here"
+)
+def test_an_absent_subject_is_listed_with_its_install_line_as_typed() -> None:
+    done = tooltape("matrix", "--dialects", "openai_chat", "--tag", "truncation")
+    assert done.returncode == 0, done.stderr
+    assert "skipped litellm: not installed (pip install 'tooltape[subjects]')" in done.stdout
+
+
 def test_without_a_terminal_progress_is_one_line_per_scenario() -> None:
     done = tooltape("matrix", "--adapters", "reference", "--dialects", "openai_chat,ollama",
                     "--tag", "truncation")  # fmt: skip
