@@ -18,7 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from tooltape.harness import PlannedStream, Quirk, Stage
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["ARGUMENT_TEXT_QUIRKS", "event_quirk_kinds", "refusal", "require_header_fields"]
+__all__ = [
+    "ARGUMENT_TEXT_QUIRKS",
+    "FUZZING_ONLY",
+    "event_quirk_kinds",
+    "refusal",
+    "require_header_fields",
+]
 
 ARGUMENT_TEXT_QUIRKS = frozenset(
     {
@@ -39,6 +45,13 @@ ARGUMENT_TEXT_QUIRKS = frozenset(
 """The tool-chunk quirks every wire that sends a call's id and name once, then its
 argument text, can say (Anthropic, Bedrock, Cohere; Responses adds missing_id): those that
 touch only the text."""
+
+FUZZING_ONLY = {
+    "idle_messages": "a stream shape check_merger draws; the fakes do not render it yet",
+    "respell_args": "an argument spelling check_merger draws; the fakes do not render it yet",
+}
+"""Tool-chunk quirks only the merge fuzzer draws (harness/_stream_shapes.py); every
+dialect refuses them with this reason until its wire renders them."""
 
 UNDECLARED = "the dialect does not declare it among the tool-chunk quirks its wire can express"
 

@@ -25,7 +25,7 @@ from tooltape.fake_providers._dialect import Dialect
 from tooltape.fake_providers._registry import get_dialect
 from tooltape.fake_providers._wire import Wire
 from tooltape.harness import PlannedStream, Quirk, TooltapeUsageError, parse_quirk
-from tooltape.harness.strategies import planned_streams
+from tooltape.harness.strategies import planned_streams, plans
 
 __all__ = ["framings", "wire_streams"]
 
@@ -53,6 +53,9 @@ def framings(*, sse: bool = True, max_size: int = 2) -> st.SearchStrategy[list[Q
         unique_by=lambda q: _EXCLUSIVE.get(q.kind, q.kind),
     )
 
+
+_SIZE_KINDS = ("long_strings", "many_keys", "deep_nesting")
+"""Value kinds left out of the default wire streams (``value_kinds()`` names them)."""
 
 _EXCLUSIVE = {"comments": "blank line dispatch", "sse_fields": "blank line dispatch"}
 """Kinds never drawn together: after an ``id:`` field openai-python dispatches every
@@ -98,8 +101,8 @@ def wire_streams(
     Args:
         dialect: A dialect or profile name.
         streams: The planned streams to render (default: the harness's
-            ``planned_streams()``); quirks a dialect cannot express are left
-            out of that draw (the last drawn first).
+            ``planned_streams()`` without the size-setting value kinds); quirks a
+            dialect cannot express are left out of that draw (the last drawn first).
         framing: Also apply lossless framing quirks (split reads, CRLF...).
 
     Raises:
@@ -108,4 +111,8 @@ def wire_streams(
     chosen = get_dialect(dialect)
     sse = chosen.framing == "sse"
     framing_sets = framings(sse=sse) if framing else st.just([])
-    return _wires(dialect, streams if streams is not None else planned_streams(), framing_sets)
+    if streams is None:
+        # Every value kind but the ones that set a stream's size: a 100,000-character
+        # argument is tens of thousands of events to render in each draw.
+        streams = planned_streams(plans(exclude_value_kinds=_SIZE_KINDS))
+    return _wires(dialect, streams, framing_sets)

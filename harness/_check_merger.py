@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, given, settings, target
+from hypothesis import example as explicit_example
 from hypothesis import strategies as st
 
 from tooltape.harness._assertions import _copy, normalize_calls
@@ -26,6 +27,7 @@ from tooltape.harness._counterexample import (
     describe_counterexample,
 )
 from tooltape.harness._errors import MergeMismatch
+from tooltape.harness._extreme_examples import extreme_examples
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._json_compare import json_equal
 from tooltape.harness._merger_examples import library_examples
@@ -34,7 +36,13 @@ from tooltape.harness._names import unknown_name
 from tooltape.harness._quirks import Quirk
 from tooltape.harness._reference import reference_merge
 from tooltape.harness._scenarios import Scenario
-from tooltape.harness.strategies import _allowed_kinds, planned_streams, plans, quirk_sets
+from tooltape.harness.strategies import (
+    _allowed_kinds,
+    _allowed_value_kinds,
+    planned_streams,
+    plans,
+    quirk_sets,
+)
 
 __all__ = ["check_merger", "check_rechunking", "merger_property"]
 
@@ -105,15 +113,31 @@ def _streams(
     quirks_strategy: st.SearchStrategy[list[Quirk]] | None,
     kinds: Sequence[str] | None,
     exclude_kinds: Sequence[str],
+    values: tuple[str, ...] | None = None,
 ) -> st.SearchStrategy[PlannedStream]:
     quirks = quirks_strategy
     if quirks is None:
         quirks = quirk_sets(kinds=kinds, exclude_kinds=exclude_kinds)
-    return planned_streams(plans_strategy if plans_strategy is not None else plans(), quirks)
+    if plans_strategy is None:
+        plans_strategy = plans(value_kinds=values)
+    return planned_streams(plans_strategy, quirks)
+
+
+def _aim(stream: PlannedStream) -> None:
+    """Steer Hypothesis toward long arguments, many calls and many fragments of one call."""
+    text: dict[int, int] = {}
+    pieces: dict[int, int] = {}
+    for fragment in stream.fragments:
+        text[fragment.call] = text.get(fragment.call, 0) + len(fragment.args or "")
+        pieces[fragment.call] = pieces.get(fragment.call, 0) + 1
+    target(float(max(text.values(), default=0)), label="longest argument text")
+    target(float(len(stream.plan.calls)), label="calls")
+    target(float(max(pieces.values(), default=0)), label="fragments of one call")
 
 
 def _agrees(judge: _Judge, key: str) -> Callable[[PlannedStream], None]:
     def agrees(stream: PlannedStream) -> None:
+        _aim(stream)
         deltas = stream.deltas()
         found = judge(stream, deltas, reference_merge(deltas), "fuzzing")
         if found is None:
@@ -143,6 +167,8 @@ def merger_property(
     quirks_strategy: st.SearchStrategy[list[Quirk]] | None = None,
     ignore_ids: bool = False,
     max_examples: int | None = None,
+    value_kinds: Sequence[str] | None = None,
+    exclude_value_kinds: Sequence[str] = (),
 ) -> Callable[..., None]:
     """``fn`` against langchain-core as a plain Hypothesis test, for a test module.
 
@@ -151,7 +177,8 @@ def merger_property(
     profile governs its budget, database and derandomisation. A failure raises
     :class:`MergeMismatch` with the shrunk stream, the reference's hazards and
     a runnable reproduction. The library examples are check_merger's; fuzzing
-    campaigns rarely need them, so they are left out here.
+    campaigns rarely need them, so they are left out here. The extreme examples
+    (see :func:`check_merger`) run first, unless ``plans_strategy`` is given.
 
     Args:
         fn: The merge function under test (see :func:`check_merger`).
@@ -162,9 +189,12 @@ def merger_property(
         quirks_strategy: Quirk sets to draw; overrides ``kinds``.
         ignore_ids: Compare names and args only.
         max_examples: Override the profile's ``max_examples`` (``None``: keep it).
+        value_kinds: Argument value kinds to draw (see :func:`check_merger`).
+        exclude_value_kinds: Argument value kinds never drawn.
     """
     judge = _Judge(fn, ignore_ids, _check_policy(on_reference_hazard))
-    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds)
+    values = _allowed_value_kinds(value_kinds, exclude_value_kinds)
+    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds, values)
     agrees = _agrees(judge, _key("merger_property", fn, judge))
 
     def test_merger(stream: PlannedStream) -> None:
@@ -177,6 +207,11 @@ def merger_property(
     test_merger.__name__ = test_merger.__qualname__ = f"merger_property_{name}"
     test_merger._hypothesis_internal_add_digest = agrees._hypothesis_internal_add_digest  # type: ignore[attr-defined]
     test = given(stream=streams)(test_merger)
+    if plans_strategy is None:
+        # The streams no draw reaches (a 110,000-character argument, 150 fragments...):
+        # explicit examples, run once each before fuzzing, in milliseconds.
+        for extreme in reversed(extreme_examples(_allowed_kinds(kinds, exclude_kinds), values)):
+            test = explicit_example(stream=extreme.stream)(test)
     if max_examples is not None:
         test = settings(max_examples=max_examples)(test)
     return test
@@ -195,6 +230,8 @@ def check_merger(
     ignore_ids: bool = False,
     derandomize: bool | None = None,
     on_counterexample: OnCounterexample | None = None,
+    value_kinds: Sequence[str] | None = None,
+    exclude_value_kinds: Sequence[str] = (),
 ) -> None:
     """Check ``fn`` against langchain-core: every library scenario first, then fuzzing.
 
@@ -204,7 +241,12 @@ def check_merger(
 
     1. Every scenario of the library, as it is and packed 2, 3 and all chunks a
        message, runs as an explicit example: the same streams on every run.
-    2. Hypothesis fuzzes, with one database key per merger, and shrinks.
+    2. So does each extreme example: floats in every range, integers past 2**53
+       and 64 bits, every escape, strings of 110,000 characters, deep nesting,
+       20 parallel calls, 150 fragments of one call, idle messages.
+    3. Hypothesis fuzzes, with one database key per merger, and shrinks; each
+       stream draws from a few value kinds and quirk kinds (swarm testing) and
+       the search is steered toward long arguments, many calls and fragments.
 
     A disagreement on a stream whose reference merge has no hazard is reported
     first; one where langchain-core itself loses or invents data (a hazard) is
@@ -222,7 +264,8 @@ def check_merger(
             accept langchain-core's calls or the ``"plan"``'s.
         scenarios: The explicit examples (``None``: every scenario registered in
             the ``tooltape.scenario_libraries`` entry points, tooltape's
-            bundled library included; ``[]``: none).
+            bundled library included; ``[]``: none). Given scenarios or a
+            ``plans_strategy``, the extreme examples are left out too.
         plans_strategy: Plans to draw (default: :func:`strategies.plans`).
         quirks_strategy: Quirk sets to draw; overrides ``kinds`` for drawn streams.
         ignore_ids: Compare names and args only.
@@ -230,6 +273,10 @@ def check_merger(
         on_counterexample: Called with the :class:`Counterexample` before the
             failure is raised; what it returns is named in the message.
             ``tooltape.cassettes.save_counterexample(path)`` writes it as a cassette.
+        value_kinds: Argument value kinds the extreme examples and drawn plans
+            hold (``None``: all; ``strategies.value_kinds()`` lists them).
+        exclude_value_kinds: Argument value kinds never used
+            (``["long_strings"]``: no string of 10,000+ characters).
 
     Raises:
         MergeMismatch: With the counterexample drawn as index lanes, the
@@ -239,13 +286,17 @@ def check_merger(
     __tracebackhide__ = True  # pytest shows the caller's line, not ours
     judge = _Judge(fn, ignore_ids, _check_policy(on_reference_hazard))
     allowed = _allowed_kinds(kinds, exclude_kinds)
+    values = _allowed_value_kinds(value_kinds, exclude_value_kinds)
     on_hazard: Counterexample | None = None
-    for example in library_examples(scenarios, allowed):
+    explicit = library_examples(scenarios, allowed)
+    if scenarios is None and plans_strategy is None:  # narrowed inputs: only the user's
+        explicit += extreme_examples(allowed, values)
+    for example in explicit:
         found = judge(example.stream, example.deltas, example.reference, example.label)
         if found is not None and found.unambiguous:
             raise _mismatch(found, on_counterexample)
         on_hazard = on_hazard or found
-    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds)
+    streams = _streams(plans_strategy, quirks_strategy, kinds, exclude_kinds, values)
     # Once the library holds a hazard disagreement, fuzzing only looks for unambiguous ones.
     fuzz_judge = _Judge(fn, ignore_ids, "ignore") if on_hazard is not None else judge
     found = _fuzz(fuzz_judge, streams, _key("check_merger", fn, judge), max_examples, derandomize)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
@@ -73,3 +73,53 @@ class PlannedStream:
     def deltas(self) -> Deltas:
         """The stream as ``ToolCallChunk`` lists, one per message, ready for ``reference_merge``."""
         return [[fragment.as_chunk() for fragment in message] for message in self.messages]
+
+    def __repr__(self) -> str:
+        """The plan (long strings elided with their length), the quirks and the seed.
+
+        The messages are left out, counted: ``stream_plan(plan, quirks, seed=seed)``
+        makes them again. A 110,000-character argument stays one line of a report.
+        """
+        calls = ", ".join(
+            f"PlannedCall(name={_brief(c.name)}, args={_brief(c.args)}, id={c.id!r})"
+            for c in self.plan.calls
+        )
+        plan = [f"calls=({calls}{',' if len(self.plan.calls) == 1 else ''})"]
+        plan += [
+            f"{name}={_brief(getattr(self.plan, name))}"
+            for name in ("text_before", "text_after", "reasoning", "finish")
+            if getattr(self.plan, name)
+        ]
+        fields = [
+            f"plan=Plan({', '.join(plan)})",
+            f"quirks={self.quirks!r}",
+            f"seed={self.seed}",
+            f"messages=<{len(self.messages)} messages, {len(self.fragments)} fragments>",
+            f"finish={self.finish!r}",
+        ]
+        if self.truncated_call is not None:
+            fields.append(f"truncated_call={self.truncated_call}")
+        if self.dropped_calls:
+            fields.append(f"dropped_calls={self.dropped_calls!r}")
+        return f"PlannedStream({', '.join(fields)})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """What Hypothesis and IPython print for a falsifying stream: the bounded repr."""
+        printer.text(repr(self))
+
+
+_SHOWN = 60
+"""Characters of a long string a repr keeps from each end."""
+
+
+def _brief(value: object) -> str:
+    """``repr(value)`` with strings longer than ``2 * _SHOWN`` cut, their length named."""
+    if isinstance(value, str):
+        if len(value) <= 2 * _SHOWN:
+            return repr(value)
+        return f"{value[:_SHOWN]!r}...<{len(value):,} characters>...{value[-_SHOWN:]!r}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_brief(k)}: {_brief(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_brief(v) for v in value) + "]"
+    return repr(value)

@@ -832,3 +832,8 @@ class EmptyStringContinuations(Quirk):
             ]
             for message in draft.messages
         ]
+
+
+# Quirks of what streams carry besides the calls, in a module of their own; imported here
+# so parse_quirk knows their kinds wherever quirks are.
+from tooltape.harness import _stream_shapes  # noqa: E402, F401

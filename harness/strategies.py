@@ -54,11 +54,13 @@ from tooltape.harness._quirks import (
     SplitArgs,
     SplitInsideEscapes,
     SplitName,
+    Stage,
     TruncateArgs,
     WholeArgs,
     WholeCall,
     parse_quirk,
 )
+from tooltape.harness._stream_shapes import SPELLINGS, IdleMessages, RespellArgs
 
 __all__ = [
     "argument_objects",
@@ -70,6 +72,7 @@ __all__ = [
     "quirk_sets",
     "quirks",
     "tool_names",
+    "value_kinds",
 ]
 
 _NAMES = ("get_weather", "add", "multiply", "search", "read_file", "send_email", "lookup")
@@ -82,6 +85,84 @@ _TEXT = st.text(
 _TOOL_NAMES = st.sampled_from(_NAMES) | st.from_regex(r"[a-z][a-z0-9_]{2,15}", fullmatch=True)
 _SCALARS = st.none() | st.booleans() | st.integers(-1000, 10**6) | _TEXT
 _KEYS = st.sampled_from(["city", "a", "b", "query", "path", "n"])
+_PLAIN = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+
+# Values real tool arguments carry, by kind (docs/fuzzing.md). Each is built once; sizes
+# are drawn as integers, so Hypothesis shrinks a 100,000-character string by its length.
+_FLOAT_EXTREMES = (
+    -0.0,
+    1e-07,
+    3.141592653589793,
+    0.1 + 0.2,
+    1.5e300,
+    -2.5e-300,
+    5e-324,
+    1.7976931348623157e308,
+    2.0,
+    1e16,
+    123456789.12345679,
+)
+_ESCAPES = '"\\/\b\f\n\r\t\x00\x1f\x7f\u2028\u2029\ufeffé😀'
+_ASTRAL = st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF, categories=["L", "S"])
+
+
+def _long_string(unit: str, length: int) -> str:
+    return (unit * (length // len(unit) + 1))[:length]
+
+
+def _nested(leaf: JsonValue, depth: int, arrays: bool) -> JsonValue:
+    value = leaf
+    for level in range(depth):
+        value = [value] if arrays and level % 2 else {"level": value}
+    return value
+
+
+_VALUE_KINDS: dict[str, st.SearchStrategy[JsonValue]] = {
+    "plain": _PLAIN,
+    "floats": st.sampled_from(_FLOAT_EXTREMES) | st.floats(allow_nan=False, allow_infinity=False),
+    "big_integers": st.sampled_from([2**53 + 1, -(2**53) - 1, 2**63, 2**64 + 1, -(2**64) - 3])
+    | st.integers(2**53, 2**90)
+    | st.integers(-(2**90), -(2**53)),
+    "booleans": st.booleans(),
+    "nulls": st.none(),
+    "empty_strings": st.just(""),
+    "astral_strings": st.text(_ASTRAL, min_size=1, max_size=6),
+    "escapes": st.text(st.sampled_from(_ESCAPES), min_size=1, max_size=12),
+    # 10,000 to 12,000 characters: each example stays in milliseconds. ASCII only, since
+    # split_inside_escapes cuts inside every \\u escape (one fragment each); the extreme
+    # examples hold long non-ASCII text and a 110,000-character string.
+    "long_strings": st.builds(
+        _long_string,
+        st.text(st.sampled_from('abc xyz_{}();\n"\\'), min_size=1, max_size=6),
+        st.integers(10_000, 12_000),
+    ),
+    "deep_nesting": st.builds(_nested, _SCALARS, st.integers(8, 48), st.booleans()),
+    "many_keys": st.builds(
+        lambda n, v: {f"key_{k}": v for k in range(n)}, st.integers(20, 80), _SCALARS
+    ),
+}
+"""Every value kind, simplest first: a stream draws values from a subset of them."""
+_HEAVY = frozenset({"long_strings", "many_keys", "deep_nesting"})
+"""Kinds drawn at most once a stream: they set its size, not its variety."""
+
+
+def value_kinds() -> list[str]:
+    """Every kind of argument value the strategies draw: the names ``value_kinds=`` accepts."""
+    return list(_VALUE_KINDS)
+
+
+def _allowed_value_kinds(
+    value_kinds: Sequence[str] | None, exclude_value_kinds: Sequence[str]
+) -> tuple[str, ...]:
+    """The value kinds left, in the table's order; ``plain`` when nothing else is."""
+    check_names("value kind", value_kinds or (), _VALUE_KINDS, prefix="value_kinds=: ")
+    check_names("value kind", exclude_value_kinds, _VALUE_KINDS, prefix="exclude_value_kinds=: ")
+    chosen = set(_VALUE_KINDS if value_kinds is None else value_kinds) - set(exclude_value_kinds)
+    return tuple(kind for kind in _VALUE_KINDS if kind in chosen) or ("plain",)
 
 
 def tool_names() -> st.SearchStrategy[str]:
@@ -90,22 +171,78 @@ def tool_names() -> st.SearchStrategy[str]:
 
 
 @functools.cache
-def argument_objects(*, max_leaves: int = 6) -> st.SearchStrategy[dict[str, JsonValue]]:
-    """JSON objects as tool arguments: strings with escapes and non-ASCII, numbers, nesting."""
-    values = st.recursive(
-        _SCALARS,
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
-        max_leaves=max_leaves,
-    )
-    return st.dictionaries(_KEYS, values, max_size=3)
+def _kind_of(kinds: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(kinds)
+
+
+def _draw_object(
+    draw: st.DrawFn, kinds: tuple[str, ...], heavy_left: set[str]
+) -> dict[str, JsonValue]:
+    """One argument object; a heavy kind is drawn once, then removed from ``heavy_left``."""
+    obj: dict[str, JsonValue] = {}
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(_kind_of(kinds))
+        if kind in _HEAVY:
+            if kind not in heavy_left:
+                continue
+            heavy_left.discard(kind)
+        obj[draw(_KEYS)] = draw(_VALUE_KINDS[kind])
+    return obj
 
 
 @st.composite
-def _calls(draw: st.DrawFn, min_calls: int, max_calls: int) -> tuple[PlannedCall, ...]:
-    count = draw(st.integers(min_calls, max_calls))
-    arguments = argument_objects()
+def _objects(draw: st.DrawFn, kinds: tuple[str, ...]) -> dict[str, JsonValue]:
+    return _draw_object(draw, kinds, set(_HEAVY))
+
+
+@functools.cache
+def argument_objects(
+    *,
+    max_leaves: int = 6,
+    value_kinds: tuple[str, ...] | None = None,
+    exclude_value_kinds: tuple[str, ...] = (),
+) -> st.SearchStrategy[dict[str, JsonValue]]:
+    """JSON objects as tool arguments, of the value kinds asked for (default: every kind).
+
+    With ``value_kinds=("plain",)`` (or ``max_leaves`` given alone) the values
+    are short strings with escapes and non-ASCII, small numbers, booleans,
+    ``null`` and small nesting; :func:`value_kinds` lists the others (floats in
+    every range, integers past 2**53 and 64 bits, long strings, deep nesting...).
+    """
+    kinds = _allowed_value_kinds(value_kinds, exclude_value_kinds)
+    if kinds == ("plain",) and max_leaves != 6:
+        values = st.recursive(
+            _SCALARS,
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+            max_leaves=max_leaves,
+        )
+        return st.dictionaries(_KEYS, values, max_size=3)
+    return _objects(kinds)
+
+
+@st.composite
+def _swarm(draw: st.DrawFn, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """Swarm testing: each stream draws its values from a subset of the kinds allowed."""
+    if len(kinds) == 1:
+        return kinds
+    chosen = draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=4, unique=True))
+    return tuple(kind for kind in kinds if kind in chosen)
+
+
+@st.composite
+def _calls(
+    draw: st.DrawFn, min_calls: int, max_calls: int, kinds: tuple[str, ...]
+) -> tuple[PlannedCall, ...]:
+    # Mostly a few calls; one stream in eight may hold up to max_calls (16+ parallel calls).
+    few = min(max_calls, max(min_calls, 3))
+    many = draw(st.integers(0, 7)) == 0
+    count = draw(st.integers(min_calls, max_calls if many else few))
+    chosen = draw(_swarm(kinds))
+    heavy_left = set(_HEAVY)
     return tuple(
-        PlannedCall(name=draw(_TOOL_NAMES), args=draw(arguments), id=f"call_{n}")
+        PlannedCall(
+            name=draw(_TOOL_NAMES), args=_draw_object(draw, chosen, heavy_left), id=f"call_{n}"
+        )
         for n in range(count)
     )
 
@@ -115,21 +252,47 @@ def planned_calls() -> st.SearchStrategy[PlannedCall]:
     return st.builds(PlannedCall, name=_TOOL_NAMES, args=argument_objects(), id=st.just("call_0"))
 
 
-@functools.cache
-def plans(*, min_calls: int = 1, max_calls: int = 3, text: bool = False) -> st.SearchStrategy[Plan]:
+def plans(
+    *,
+    min_calls: int = 1,
+    max_calls: int = 20,
+    text: bool = False,
+    value_kinds: Sequence[str] | None = None,
+    exclude_value_kinds: Sequence[str] = (),
+) -> st.SearchStrategy[Plan]:
     """Plans of ``min_calls`` to ``max_calls`` calls, shrinking toward fewer calls.
 
-    With ``text=True`` the plans may also carry text before and after the calls.
+    Most plans hold up to three calls; one in eight may hold up to ``max_calls``.
+    Each plan draws its argument values from a few of the allowed value kinds
+    (swarm testing: a bug one kind hides is found where another is absent).
+
+    Args:
+        min_calls: Fewest calls.
+        max_calls: Most calls.
+        text: The plans may also carry text before and after the calls.
+        value_kinds: Draw only these value kinds (``None``: all; see :func:`value_kinds`).
+        exclude_value_kinds: Never draw these value kinds.
+
+    Raises:
+        TooltapeUsageError: Bad call counts, or a value kind that does not exist.
     """
     if not 0 <= min_calls <= max_calls:
         raise TooltapeUsageError(
             f"plans() needs 0 <= min_calls <= max_calls, got min_calls={min_calls}, "
             f"max_calls={max_calls}"
         )
+    kinds = _allowed_value_kinds(value_kinds, exclude_value_kinds)
+    return _plans(min_calls, max_calls, text, kinds)
+
+
+@functools.cache
+def _plans(
+    min_calls: int, max_calls: int, text: bool, kinds: tuple[str, ...]
+) -> st.SearchStrategy[Plan]:
     before = _TEXT if text else st.just("")
     return st.builds(
         lambda calls, b, a: Plan(calls=calls, text_before=b, text_after=a),
-        _calls(min_calls, max_calls),
+        _calls(min_calls, max_calls, kinds),
         before,
         before,
     )
@@ -138,7 +301,8 @@ def plans(*, min_calls: int = 1, max_calls: int = 3, text: bool = False) -> st.S
 # Every kind quirk_sets can draw, by axis. The splitter comes first in every set
 # and shrinks toward SplitArgs(pieces=1), the arguments in one piece.
 _SPLITTERS: dict[str, st.SearchStrategy[Quirk]] = {
-    "split_args": st.builds(SplitArgs, pieces=st.integers(1, 12)),
+    # Mostly up to 12 pieces a call; sometimes 100+ fragments for one call.
+    "split_args": st.builds(SplitArgs, pieces=st.integers(1, 12) | st.integers(100, 160)),
     "whole_call": st.just(WholeCall()),
     "whole_args": st.just(WholeArgs()),
     "split_inside_escapes": st.just(SplitInsideEscapes()),
@@ -180,6 +344,8 @@ _OTHERS: dict[str, st.SearchStrategy[Quirk]] = {
     "duplicate_ids": st.just(DuplicateIds()),
     "interleave_calls": st.just(InterleaveCalls()),
     "empty_string_continuations": st.just(EmptyStringContinuations()),
+    "idle_messages": st.builds(IdleMessages, count=st.integers(1, 6)),
+    "respell_args": st.builds(RespellArgs, style=st.sampled_from(SPELLINGS)),
 }
 _AXES = (_ID_PLACEMENTS, _INDEX_BEHAVIOURS, _PACKINGS)
 
@@ -287,14 +453,62 @@ def planned_streams(
     """Quirky streams: a plan, a quirk set and a seed, run through :func:`stream_plan`.
 
     Keep the result to see the plan and quirks behind a failing stream;
-    ``.deltas()`` gives what a merger consumes.
+    ``.deltas()`` gives what a merger consumes. A stream of more than 400
+    fragments, or whose chunks would repeat more than 60,000 argument characters
+    (a long argument with ``cumulative_args``, or in 160 pieces), is made without
+    ``cumulative_args``, then with its text cut into fewer pieces.
     """
     plan = draw(plans if plans is not None else _default_plans())
     chosen = draw(quirks if quirks is not None else _default_quirk_sets())
     if not plan.calls:
         chosen = [q for q in chosen if "call" not in type(q).model_fields]
     seed = draw(st.integers(0, 2**16))
-    return stream_plan(plan, chosen, seed=seed)
+    return _within_budget(plan, [parse_quirk(q) for q in chosen], seed)
+
+
+_TEXT_BUDGET = 60_000
+"""Most argument characters a stream may carry counted as ``full = full + chunk`` reads
+them: each chunk's call text so far. langchain-core reads a text that is not (yet) JSON
+one character at a time in Python (``parse_partial_json``, about a microsecond each) at
+every ``+`` and at the end."""
+_FRAGMENT_BUDGET = 400
+"""Most fragments a stream may carry: adding chunks pairwise costs the square of their
+number where no index joins them (thousands of fragments take a minute)."""
+
+
+def _within_budget(plan: Plan, quirks: list[Quirk], seed: int) -> PlannedStream:
+    """The stream; over budget, one without ``cumulative_args``, then cut in fewer pieces.
+
+    The budgets keep an example in tens of milliseconds, for the reference and for a
+    merger that adds chunks pairwise. Never a rejection: a long argument with
+    ``cumulative_args``, or token by token, is still drawn, in fewer pieces.
+    """
+    stream = stream_plan(plan, quirks, seed=seed)
+    if _affordable(stream):
+        return stream
+    quirks = [q for q in quirks if q.kind != "cumulative_args"]
+    stream = stream_plan(plan, quirks, seed=seed)
+    pieces = max(len(stream.fragments) // max(len(plan.calls), 1), 2)
+    splits = bool(quirks) and quirks[0].stage is Stage.SPLIT
+    while splits and pieces > 1 and not _affordable(stream):
+        pieces //= 2
+        quirks[0] = SplitArgs(pieces=pieces)
+        stream = stream_plan(plan, quirks, seed=seed)
+    return stream
+
+
+def _affordable(stream: PlannedStream) -> bool:
+    return len(stream.fragments) <= _FRAGMENT_BUDGET and _repeated_text(stream) <= _TEXT_BUDGET
+
+
+def _repeated_text(stream: PlannedStream) -> int:
+    """The sum, over ``stream``'s fragments, of their call's argument text so far."""
+    so_far: dict[int, int] = {}
+    total = 0
+    for fragment in stream.fragments:
+        so_far[fragment.call] = so_far.get(fragment.call, 0) + len(fragment.args or "")
+        total += so_far[fragment.call]
+    return total
 
 
 def deltas(

@@ -291,3 +291,197 @@ BUGGY = [
     missing_index_is_zero,
     empty_args_are_none,
 ]
+
+
+# --- What real tool calls carry (issue 22): values, sizes, stream shapes ------------------
+
+
+def _map_args(change):
+    """A correct merge whose parsed arguments then go through ``change`` (value by value)."""
+
+    def walk(value):
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return change(value)
+
+    def merger(deltas):
+        return [{**call, "args": walk(call["args"])} for call in correct(deltas)]
+
+    return merger
+
+
+def _with_args_text(change):
+    """A merge whose joined argument text goes through ``change`` before it is parsed."""
+
+    def merger(deltas):
+        merged = _join([], deltas)
+        for chunk in merged:
+            if chunk["args"]:
+                chunk["args"] = change(chunk["args"])
+        return _finish(merged)
+
+    return merger
+
+
+def _named(fn, name, doc):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+caps_argument_buffer = _named(
+    _with_args_text(lambda text: text[:8192]),
+    "caps_argument_buffer",
+    "Keeps at most 8 KiB of a call's argument text (a fixed-size buffer).",
+)
+
+floats_rounded = _named(
+    _map_args(lambda v: float(f"{v:.6g}") if isinstance(v, float) else v),
+    "floats_rounded",
+    "Rounds floats to 6 significant digits (a '%g' format on the way through).",
+)
+
+ints_as_floats = _named(
+    _map_args(lambda v: float(v) if type(v) is int else v),
+    "ints_as_floats",
+    "Reads every integer as a float (a JavaScript-style number parser).",
+)
+
+big_ints_lose_precision = _named(
+    _map_args(lambda v: int(float(v)) if type(v) is int and abs(v) > 2**53 else v),
+    "big_ints_lose_precision",
+    "Passes integers through a double: past 2**53 they lose their last digits.",
+)
+
+booleans_as_ints = _named(
+    _map_args(lambda v: int(v) if isinstance(v, bool) else v),
+    "booleans_as_ints",
+    "Turns true and false into 1 and 0 (a C-style truth value).",
+)
+
+whole_floats_as_ints = _named(
+    _map_args(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v),
+    "whole_floats_as_ints",
+    "Writes 2.0 as 2 and -0.0 as 0 (JavaScript's JSON.stringify on the way through).",
+)
+
+cuts_long_strings = _named(
+    _map_args(lambda v: v[:10_000] if isinstance(v, str) else v),
+    "cuts_long_strings",
+    "Cuts string values at 10,000 characters (a column or log-line limit).",
+)
+
+drops_astral_characters = _named(
+    _map_args(lambda v: "".join(c for c in v if ord(c) < 0x10000) if isinstance(v, str) else v),
+    "drops_astral_characters",
+    "Drops characters outside the Basic Multilingual Plane (a UCS-2 assumption).",
+)
+
+drops_control_characters = _named(
+    _map_args(lambda v: "".join(c for c in v if c >= " ") if isinstance(v, str) else v),
+    "drops_control_characters",
+    "Drops control characters from strings (\\n, \\t, \\u0000...) as if sanitising logs.",
+)
+
+
+def drops_null_values(deltas):
+    """Leaves out arguments whose value is null (an exclude_none serialiser)."""
+    return [
+        {**c, "args": {k: v for k, v in c["args"].items() if v is not None}}
+        for c in correct(deltas)
+    ]
+
+
+def fixed_parallel_slots(deltas):
+    """Keeps calls in 16 slots by index; a 17th parallel call is dropped."""
+    calls = correct(deltas)
+    return calls[:16]
+
+
+def fixed_fragment_count(deltas):
+    """Joins at most 128 argument fragments of one call; later ones are ignored."""
+    seen = {}
+
+    def keep(chunk):
+        key = (chunk.get("index"), chunk.get("id") or None)
+        if chunk.get("args"):
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 128:
+                chunk["args"] = ""
+        return chunk
+
+    return correct(_map_chunks(deltas, keep))
+
+
+def resets_on_idle_message(deltas):
+    """Forgets its open calls when a message carries no tool-call chunk (text, keep-alive)."""
+    done, run = [], []
+    for delta in deltas:
+        if not delta and run:
+            done += correct(run)
+            run = []
+        elif delta:
+            run.append(delta)
+    return done + correct(run)
+
+
+def first_duplicate_key_wins(deltas):
+    """Parses arguments keeping the first of two equal keys (most JSON parsers keep the last)."""
+    merged = _join([], deltas)
+    calls = []
+    for chunk in merged:
+        try:
+            args = json.loads(chunk["args"] or "{}", object_pairs_hook=_first_wins)
+        except ValueError:
+            args = parse_partial_json(chunk["args"])
+        if isinstance(args, dict):
+            calls.append({"name": chunk["name"] or "", "args": args, "id": chunk["id"]})
+    return calls
+
+
+def _first_wins(pairs):
+    kept = {}
+    for key, value in pairs:
+        kept.setdefault(key, value)
+    return kept
+
+
+def limits_nesting(deltas):
+    """Refuses arguments nested deeper than 32 levels (a parser depth limit) and drops them."""
+
+    def depth(value):
+        if isinstance(value, dict):
+            return 1 + max(map(depth, value.values()), default=0)
+        if isinstance(value, list):
+            return 1 + max(map(depth, value), default=0)
+        return 0
+
+    return [c for c in correct(deltas) if depth(c["args"]) <= 32]
+
+
+def caps_keys(deltas):
+    """Keeps the first 64 keys of an argument object (a fixed-size table)."""
+    return [{**c, "args": dict(list(c["args"].items())[:64])} for c in correct(deltas)]
+
+
+VALUE_AND_SHAPE_BUGGY = [
+    caps_argument_buffer,
+    fixed_parallel_slots,
+    fixed_fragment_count,
+    floats_rounded,
+    ints_as_floats,
+    big_ints_lose_precision,
+    booleans_as_ints,
+    whole_floats_as_ints,
+    cuts_long_strings,
+    resets_on_idle_message,
+    drops_astral_characters,
+    drops_control_characters,
+    drops_null_values,
+    first_duplicate_key_wins,
+    limits_nesting,
+    caps_keys,
+]
+BUGGY += VALUE_AND_SHAPE_BUGGY

@@ -5,8 +5,9 @@ from _mergers import BUGGY, CORRECT
 
 from tooltape.harness import MergeMismatch, check_merger
 from tooltape.harness._check_merger import _Judge
+from tooltape.harness._extreme_examples import extreme_examples
 from tooltape.harness._merger_examples import library_examples
-from tooltape.harness.strategies import _allowed_kinds
+from tooltape.harness.strategies import _allowed_kinds, value_kinds
 
 pytestmark = pytest.mark.slow
 
@@ -25,10 +26,11 @@ def test_there_are_at_least_twenty_buggy_mergers():
 
 
 @pytest.mark.parametrize("merger", BUGGY, ids=lambda fn: fn.__name__)
-def test_the_library_examples_alone_catch_every_buggy_merger(merger):
+def test_the_explicit_examples_alone_catch_every_buggy_merger(merger):
     # The explicit examples are the same streams on every run: this is why no run misses.
     judge = _Judge(merger, False, "require")
-    examples = library_examples(None, _allowed_kinds(None, ()))
+    allowed = _allowed_kinds(None, ())
+    examples = library_examples(None, allowed) + extreme_examples(allowed, value_kinds())
     assert any(judge(e.stream, e.deltas, e.reference, e.label) for e in examples)
 
 

@@ -58,7 +58,11 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
-from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
+from tooltape.fake_providers._expressible import (
+    ARGUMENT_TEXT_QUIRKS,
+    FUZZING_ONLY,
+    require_header_fields,
+)
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import (
@@ -103,6 +107,7 @@ _PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does 
 EXPRESSES = ARGUMENT_TEXT_QUIRKS
 
 INEXPRESSIBLE = {
+    **FUZZING_ONLY,
     "split_name": "the name rides whole on content_block_start",
     "repeat_name": "the name rides once, on content_block_start",
     "late_name": "the name rides on content_block_start, before any argument",

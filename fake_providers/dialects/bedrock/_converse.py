@@ -49,7 +49,11 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
+from tooltape.fake_providers._expressible import (
+    ARGUMENT_TEXT_QUIRKS,
+    FUZZING_ONLY,
+    require_header_fields,
+)
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._complete import (
@@ -127,6 +131,7 @@ class BedrockNoToolUseType(Quirk):
 EXPRESSES = ARGUMENT_TEXT_QUIRKS
 
 INEXPRESSIBLE = {
+    **FUZZING_ONLY,
     "split_name": "the name rides whole on the tool block's start",
     "repeat_name": "the name rides once, on the tool block's start",
     "late_name": "the name rides on the tool block's start, before any argument",

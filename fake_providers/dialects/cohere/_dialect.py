@@ -44,7 +44,11 @@ from typing import Any, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, require_header_fields
+from tooltape.fake_providers._expressible import (
+    ARGUMENT_TEXT_QUIRKS,
+    FUZZING_ONLY,
+    require_header_fields,
+)
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._complete import (
@@ -68,6 +72,7 @@ _START = "the call's id and name ride once, on tool-call-start"
 EXPRESSES = ARGUMENT_TEXT_QUIRKS
 
 INEXPRESSIBLE = {
+    **FUZZING_ONLY,
     "split_name": _START,
     "repeat_name": _START,
     "late_name": _START + ", before any argument",

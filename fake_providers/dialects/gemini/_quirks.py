@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError
 
 __all__ = [
@@ -167,6 +168,7 @@ EXPRESSES = frozenset(
 
 _WHOLE = "a functionCall part carries the call whole: name, args object and id together"
 INEXPRESSIBLE = {
+    **FUZZING_ONLY,
     "truncate_args": "args are a JSON object inside one frame, so the stream cannot end "
     "inside them; end the turn with finish 'eof', or cut a frame with close_mid_event",
     "malformed_args": "args are a JSON object, never text, so they cannot be malformed",

@@ -47,6 +47,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
+from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
 from tooltape.fake_providers.dialects.mistral_native._integration import (
@@ -74,6 +75,7 @@ _FINISH = {"tool_calls": "tool_calls", "stop": "stop", "length": "length", "erro
 
 _WHOLE = "Mistral sends each call whole in one delta, its arguments the full JSON text"
 INEXPRESSIBLE = {
+    **FUZZING_ONLY,
     "split_args": _WHOLE + ", so its argument text cannot be cut",
     "split_inside_escapes": _WHOLE + ", so its argument text cannot be cut",
     "cumulative_args": _WHOLE + ", so there are no argument pieces to repeat",

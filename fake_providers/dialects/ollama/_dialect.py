@@ -46,6 +46,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
+from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._integration import OllamaIntegration
@@ -77,6 +78,7 @@ _GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
 
 _WHOLE = "each call travels whole in one line, its arguments a JSON object"
 INEXPRESSIBLE = {
+    **FUZZING_ONLY,
     "split_args": _WHOLE + ", so its argument text cannot be cut",
     "split_inside_escapes": _WHOLE + ", so its argument text cannot be cut",
     "cumulative_args": _WHOLE + ", so there are no argument pieces to repeat",

@@ -21,6 +21,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
+from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
@@ -344,6 +345,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
     expresses = EXPRESSES
+    cannot_express = FUZZING_ONLY
     event_quirks = (ChatEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

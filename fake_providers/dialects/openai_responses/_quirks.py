@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS
+from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, FUZZING_ONLY
 from tooltape.harness import Quirk, Stage
 
 __all__ = [
@@ -37,6 +37,7 @@ EXPRESSES = ARGUMENT_TEXT_QUIRKS | {"missing_id"}
 """Tool-chunk quirk kinds this dialect renders: the argument-text quirks and missing ids."""
 
 NOT_EXPRESSIBLE = {
+    **FUZZING_ONLY,
     "no_index": _NO_INDEX,
     "index_offset": _NO_INDEX,
     "shared_index": _NO_INDEX,
