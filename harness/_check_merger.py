@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import Phase, given, settings, target
-from hypothesis import example as explicit_example
 from hypothesis import strategies as st
 
 from tooltape.harness._assertions import _copy, normalize_calls
@@ -177,8 +176,9 @@ def merger_property(
     profile governs its budget, database and derandomisation. A failure raises
     :class:`MergeMismatch` with the shrunk stream, the reference's hazards and
     a runnable reproduction. The library examples are check_merger's; fuzzing
-    campaigns rarely need them, so they are left out here. The extreme examples
-    (see :func:`check_merger`) run first, unless ``plans_strategy`` is given.
+    campaigns rarely need them, so they are left out here, and so are the
+    extreme examples (a 110,000-character argument...): drawn strings stay
+    under 12,000 characters, and every example in milliseconds.
 
     Args:
         fn: The merge function under test (see :func:`check_merger`).
@@ -207,11 +207,6 @@ def merger_property(
     test_merger.__name__ = test_merger.__qualname__ = f"merger_property_{name}"
     test_merger._hypothesis_internal_add_digest = agrees._hypothesis_internal_add_digest  # type: ignore[attr-defined]
     test = given(stream=streams)(test_merger)
-    if plans_strategy is None:
-        # The streams no draw reaches (a 110,000-character argument, 150 fragments...):
-        # explicit examples, run once each before fuzzing, in milliseconds.
-        for extreme in reversed(extreme_examples(_allowed_kinds(kinds, exclude_kinds), values)):
-            test = explicit_example(stream=extreme.stream)(test)
     if max_examples is not None:
         test = settings(max_examples=max_examples)(test)
     return test
