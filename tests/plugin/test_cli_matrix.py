@@ -299,7 +299,7 @@ def test_the_table_has_a_legend_and_the_grid_names_whose_mark_is_whose(tmp_path:
 
 
 def test_every_subject_has_its_own_key_letter() -> None:
-    from tooltape.plugin.cli.adapters import adapter_names
+    from tooltape.plugin._engine.subjects import adapter_names
     from tooltape.plugin.cli.legend import SUBJECT_KEYS
 
     assert set(SUBJECT_KEYS) == set(adapter_names())
