@@ -102,6 +102,10 @@ def langchain_core_regression(session: nox.Session) -> None:
     session.log(f"{len(flagged)} cells named, as expected; the first: {flagged[0][:300]}")
 
 
+DOCS_TESTS = ("tests/test_docs_site.py",)
+"""The modules that need the docs extra (``grep -rl mkdocs tests``)."""
+
+
 @nox.session
 def docs(session: nox.Session) -> None:
     """The docs site built strictly (``mkdocs.yml``), then checked in headless Chromium.
@@ -111,4 +115,7 @@ def docs(session: nox.Session) -> None:
     """
     session.install(".[docs]")
     show_versions(session)
-    session.run("mkdocs", "build", "--strict")
+    session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})
+    # pyproject's pytest options name pytest-asyncio's, which this environment lacks.
+    ignore_unknown_options = ("-W", "ignore::pytest.PytestConfigWarning")
+    session.run("python", "-m", "pytest", *ignore_unknown_options, *DOCS_TESTS, *session.posargs)
