@@ -229,8 +229,14 @@ def _accumulate(dialect: str, accumulator: Accumulator, wire: Wire) -> list[Tool
     with (  # accumulators that build their own clients (LiteLLM) reach it through the patches
         patch_httpx2(provider),
         patch_httpx(provider),
-        httpx2.Client(transport=FakeTransport(provider)) as http_client,
+        httpx2.Client(transport=FakeTransport(provider)) as sync_client,
     ):
+        # an asyncio library's client: its transport holds no connection, nothing to close
+        http_client = (
+            httpx2.AsyncClient(transport=FakeTransport(provider))
+            if accumulator.asynchronous
+            else sync_client
+        )
         client = accumulator.client(provider.base_url, http_client)
         return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
 

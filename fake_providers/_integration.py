@@ -49,6 +49,8 @@ class Accumulator:
     """One line for ``tooltape matrix --help`` and the HTML legend."""
     install: str = ""
     """What to run when it is missing (default: ``pip install`` its first required module)."""
+    asynchronous: bool = False
+    """True when ``client`` is handed an ``httpx2.AsyncClient`` (an asyncio library's)."""
 
 
 class Integration:

@@ -33,10 +33,14 @@ def _one_line(text: str) -> str:
 
 
 def stdout_console() -> Console:
-    """The console tables print on (plain text, 140 columns, when piped)."""
-    console = Console(highlight=False, soft_wrap=False)
+    """The console tables print on (plain text, 140 columns, when piped).
+
+    Markup is off: what it prints is data (install lines such as
+    ``pip install 'tooltape[subjects]'``, arguments, reasons), never rich markup.
+    """
+    console = Console(highlight=False, soft_wrap=False, markup=False)
     if not console.is_terminal:
-        console = Console(highlight=False, soft_wrap=False, width=140)
+        console = Console(highlight=False, soft_wrap=False, markup=False, width=140)
     return console
 
 

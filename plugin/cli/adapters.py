@@ -164,7 +164,7 @@ def _chat_model(dialect: str, base_url: str) -> _Bindings:
 
 def _accumulator_adapter(accumulator: Accumulator, dialect: str) -> Adapter:
     def build(_dialect: str, base_url: str) -> Any:
-        return accumulator.client(base_url, _shared_http()[0])
+        return accumulator.client(base_url, _shared_http()[accumulator.asynchronous])
 
     def run(client: Any, plan: Plan) -> Merged:
         return split_calls(accumulator.run(client, _tool_specs(plan)))

@@ -48,6 +48,7 @@ SUBJECT_KEYS = {
     "langchain-aws": "W",
     "langchain-mistralai": "T",
     "litellm": "M",
+    "pydantic-ai": "P",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 

@@ -64,9 +64,10 @@ __all__ = [
 ]
 
 _UUID4 = re.compile(
-    r"^[0-9a-f]{8}(-?)[0-9a-f]{4}(?:\1)4[0-9a-f]{3}\1[89ab][0-9a-f]{3}\1[0-9a-f]{12}$"
+    r"^(?:[A-Za-z_]+_)?"
+    r"[0-9a-f]{8}(-?)[0-9a-f]{4}(?:\1)4[0-9a-f]{3}\1[89ab][0-9a-f]{3}\1[0-9a-f]{12}$"
 )
-"""A uuid4, with dashes or as ``.hex`` (ChatMistralAI's)."""
+"""A uuid4, dashed or as ``.hex`` (ChatMistralAI's), maybe prefixed (pydantic-ai's ``pyd_ai_``)."""
 _RANK = {
     "n/a": 0,
     "pass": 1,
@@ -176,10 +177,21 @@ def _reference_calls(reference: MergeResult) -> Merged:
     return reference.calls(), invalid
 
 
+def _minted(call_id: Any) -> bool:
+    return bool(_UUID4.match(str(call_id)))
+
+
 def _align_generated_ids(got: Merged, want: Merged) -> Merged:
-    """Map ids the subject minted (a uuid4, dashed or hex) to the reference's, by position."""
-    theirs = [c["id"] for part in got for c in part if _UUID4.match(str(c.get("id")))]
-    ours = [c["id"] for part in want for c in part if _UUID4.match(str(c.get("id")))]
+    """Map ids the subject minted (a uuid4, dashed or hex) to the reference's, by position.
+
+    The reference's side is its own minted ids or, when they do not pair up, those
+    and the calls the stream gave no id (``None`` or empty): a subject that names
+    an idless call is not wrong for it.
+    """
+    theirs = [c["id"] for part in got for c in part if _minted(c.get("id"))]
+    ours = [c["id"] for part in want for c in part if _minted(c.get("id"))]
+    if len(theirs) != len(ours):
+        ours = [c.get("id") for part in want for c in part if not c.get("id") or _minted(c["id"])]
     if not theirs or len(theirs) != len(ours):
         return got
     mapping = dict(zip(theirs, ours, strict=True))
@@ -362,10 +374,13 @@ def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
     """
     want = cell.reference_calls
     if got != want:  # equal calls need no id alignment
-        got = _align_generated_ids(got, want)
-        if got != want:
-            better = _better(cell, got)
-            diff = _diff(want, got, "reference", "subject")
+        # Ids the subject minted for idless calls may be what recovers the plan: judged first.
+        better = _better(cell, got)
+        aligned = _align_generated_ids(got, want)
+        if better or aligned != want:
+            better = better or _better(cell, aligned)
+            shown = got if aligned == want else aligned  # the ids that make it better, if so
+            diff = _diff(want, shown, "reference", "subject")
             return ("better", f"{better}\n{diff}") if better else ("differs", diff)
     reference = cell.results[0]  # _prepared put the reference's result first
     return reference.status, reference.detail

@@ -32,6 +32,11 @@ LITELLM_ANTHROPIC = "litellm.completion (anthropic/)"
 SDK_DIALECTS = ("anthropic_messages", "bedrock_invoke", "openai_chat", "openai_responses")
 """The dialects whose official SDK merges a stream (the rest have only LiteLLM)."""
 HAS_LITELLM = importlib.util.find_spec("litellm") is not None
+PYDANTIC_AI = {
+    "pydantic_ai.OpenAIChatModel", "pydantic_ai.OpenAIResponsesModel", "pydantic_ai.AnthropicModel"
+}  # fmt: skip
+"""pydantic-ai's model classes for the SDK dialects."""
+HAS_PYDANTIC_AI = importlib.util.find_spec("pydantic_ai") is not None
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +55,8 @@ def rows() -> dict[str, DifferentialRow]:
 
 
 def _sdk_disagreements(row: DifferentialRow) -> list[str]:
-    """The disagreements of the official SDKs' helpers (LiteLLM's have pins of their own)."""
-    return [d for d in row.disagreements() if not d.startswith("litellm")]
+    """The official SDKs' helpers' disagreements (LiteLLM's and pydantic-ai's are pinned apart)."""
+    return [d for d in row.disagreements() if not d.startswith(("litellm", "pydantic_ai"))]
 
 
 def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> None:
@@ -62,6 +67,7 @@ def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> N
     assert {r.accumulator for r in ran} == {
         LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, f"{MESSAGE_STREAM} (Bedrock)", RESPONSE_STATE,
         *litellm,
+        *(PYDANTIC_AI if HAS_PYDANTIC_AI else ()),
     }  # fmt: skip
     assert all(r.calls == row.expected for r in ran)
     assert all(r.verdict(row.expected) == "= plan" for r in ran)
@@ -88,6 +94,8 @@ def test_a_repeated_name_doubles_in_core_and_in_the_openai_helper(
     row = rows["repeated_name"]
     names = {r.accumulator: r.calls[0]["name"] for r in row.results if r.calls}
     names.pop(LITELLM_OPENAI, None)  # LiteLLM keeps the name once: a disagreement of its own
+    # pydantic-ai concatenates the name too
+    assert names.pop("pydantic_ai.OpenAIChatModel", names[LANGCHAIN]) == names[LANGCHAIN]
     assert names == {LANGCHAIN: "get_weatherget_weatherget_weather", CHAT_STATE: names[CHAT_STATE]}
     assert names[CHAT_STATE] == names[LANGCHAIN]
     assert _sdk_disagreements(row) == []
@@ -126,10 +134,10 @@ def test_a_missing_index_crashes_the_openai_helper(rows: dict[str, DifferentialR
 def test_truncated_json_is_read_three_different_ways(rows: dict[str, DifferentialRow]) -> None:
     """Pinned: core repairs ``{"city": "Pa`` to a valid call; the SDKs do not agree with it.
 
-    openai's helper leaves the raw text; anthropic's MessageStream parses with jiter's
-    partial mode, which drops the unfinished string (on Bedrock invoke too, through
-    AnthropicBedrock); openai's Responses helper refuses a stream without
-    ``response.completed``.
+    openai's helper and pydantic-ai (every model class) leave the raw text;
+    anthropic's MessageStream parses with jiter's partial mode, which drops the
+    unfinished string (on Bedrock invoke too, through AnthropicBedrock); openai's
+    Responses helper refuses a stream without ``response.completed``.
     """
     row = rows["truncated_mid_string"]
     for dialect in ("openai_chat", "anthropic_messages", "openai_responses"):
@@ -142,6 +150,9 @@ def test_truncated_json_is_read_three_different_ways(rows: dict[str, Differentia
     assert row.result(RESPONSE_STATE).error == (
         "RuntimeError: Didn't receive a `response.completed` event."
     )
+    if HAS_PYDANTIC_AI:
+        for name in PYDANTIC_AI:
+            assert (row.result(name).calls or [])[0]["args"] == '{"city": "Pa'
     assert len(_sdk_disagreements(row)) == 4
     assert not row.lossless
 

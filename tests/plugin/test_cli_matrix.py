@@ -81,8 +81,10 @@ def test_matrix_cells_hold_the_reference_of_what_the_dialect_parses(
         assert cell["reference"]["hazards"] == [str(h) for h in merged.hazards]
     golden = cells[("openai_golden", "openai_chat")]
     litellm = [("litellm", "pass")] if importlib.util.find_spec("litellm") else []
+    pydantic_ai = [("pydantic-ai", "pass")] if importlib.util.find_spec("pydantic_ai") else []
     assert [(r["adapter"], r["status"]) for r in golden["results"]] == [
-        ("reference", "pass"), ("langchain-openai", "pass"), ("openai-sdk", "pass"), *litellm
+        ("reference", "pass"), ("langchain-openai", "pass"), ("openai-sdk", "pass"), *litellm,
+        *pydantic_ai,
     ]  # fmt: skip
     crash = next(r for r in cells[("no_index_whole_calls", "openai_chat")]["results"]
                  if r["adapter"] == "openai-sdk")  # fmt: skip
@@ -227,6 +229,15 @@ def test_reference_only_runs_no_adapter() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {r["adapter"] for c in report["cells"] for r in c["results"]} == {"reference"}
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("litellm") is not None, reason="litellm is installed here"
+)
+def test_an_absent_subject_is_listed_with_its_install_line_as_typed() -> None:
+    done = tooltape("matrix", "--dialects", "openai_chat", "--tag", "truncation")
+    assert done.returncode == 0, done.stderr
+    assert "skipped litellm: not installed (pip install 'tooltape[subjects]')" in done.stdout
 
 
 def test_without_a_terminal_progress_is_one_line_per_scenario() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 
@@ -41,6 +42,17 @@ def message_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(b.name, b.input, b.id) for b in message.content if b.type == "tool_use"]
 
 
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``AnthropicModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    provider = AnthropicProvider(
+        base_url=base_url, api_key="sk-ant-tooltape", http_client=http_client
+    )
+    return AnthropicModel("claude-sonnet-4-6", provider=provider)
+
+
 class AnthropicIntegration(Integration):
     """Where the Messages API lives and what talks to it."""
 
@@ -59,6 +71,16 @@ class AnthropicIntegration(Integration):
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
         ),
         litellm_accumulator("anthropic", "claude-sonnet-4-6"),
+        Accumulator(
+            "pydantic_ai.AnthropicModel",
+            "pydantic-ai",
+            ("pydantic_ai", "anthropic"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through AnthropicModel",
+            install=PYDANTIC_AI_INSTALL,
+            asynchronous=True,
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

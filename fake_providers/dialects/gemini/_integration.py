@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["GeminiIntegration"]
+
+
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``GoogleModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.providers.google import GoogleProvider
+
+    with warnings.catch_warnings():
+        # It warns that the client keeps httpx's 5 s timeout: a fake answers at once.
+        warnings.filterwarnings("ignore", "The `http_client` passed", UserWarning)
+        provider = GoogleProvider(api_key="test-key", base_url=base_url, http_client=http_client)
+    return GoogleModel("gemini-2.5-flash", provider=provider)
 
 
 class GeminiIntegration(Integration):
@@ -19,7 +33,19 @@ class GeminiIntegration(Integration):
     sdk = "google.genai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
-    accumulators = (litellm_accumulator("gemini", "gemini-2.5-flash"),)
+    accumulators = (
+        litellm_accumulator("gemini", "gemini-2.5-flash"),
+        Accumulator(
+            "pydantic_ai.GoogleModel",
+            "pydantic-ai",
+            ("pydantic_ai", "google.genai"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through GoogleModel",
+            install=PYDANTIC_AI_INSTALL,
+            asynchronous=True,
+        ),
+    )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What google-genai's ``generate_content_stream`` sends (the model is in the path)."""

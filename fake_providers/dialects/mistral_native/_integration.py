@@ -5,11 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["MistralNativeIntegration"]
+
+
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``MistralModel`` at ``base_url`` (``/v1`` included; httpx2 client)."""
+    from pydantic_ai.models.mistral import MistralModel
+    from pydantic_ai.providers.mistral import MistralProvider
+
+    server = base_url.removesuffix("/").removesuffix("/v1")  # the SDK adds /v1
+    provider = MistralProvider(api_key="tooltape", base_url=server, http_client=http_client)
+    return MistralModel("mistral-large-latest", provider=provider)
 
 
 class MistralNativeIntegration(Integration):
@@ -20,7 +31,19 @@ class MistralNativeIntegration(Integration):
     sdk = "mistralai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
-    accumulators = (litellm_accumulator("mistral", "mistral-large-latest"),)
+    accumulators = (
+        litellm_accumulator("mistral", "mistral-large-latest"),
+        Accumulator(
+            "pydantic_ai.MistralModel",
+            "pydantic-ai",
+            ("pydantic_ai", "mistralai"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through MistralModel",
+            install=PYDANTIC_AI_INSTALL,
+            asynchronous=True,
+        ),
+    )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ``ChatMistralAI.stream()`` sends for ``prompt`` with ``tools`` bound."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
 
@@ -41,6 +42,15 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(c.function.name, c.function.arguments, c.id) for c in calls]
 
 
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``OpenAIChatModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(base_url=base_url, api_key="sk-tooltape", http_client=http_client)
+    return OpenAIChatModel("gpt-4o", provider=provider)
+
+
 class OpenAIChatIntegration(Integration):
     """Where Chat Completions lives and what talks to it."""
 
@@ -59,6 +69,16 @@ class OpenAIChatIntegration(Integration):
             "openai: chat.completions.create(stream=True) + ChatCompletionStreamState",
         ),
         litellm_accumulator("openai", "gpt-4o"),
+        Accumulator(
+            "pydantic_ai.OpenAIChatModel",
+            "pydantic-ai",
+            ("pydantic_ai", "openai"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through OpenAIChatModel",
+            install=PYDANTIC_AI_INSTALL,
+            asynchronous=True,
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

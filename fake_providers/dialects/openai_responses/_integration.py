@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import chat_openai, openai_client
 
 __all__ = ["OpenAIResponsesIntegration"]
@@ -24,6 +25,15 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(o.name, o.arguments, o.call_id) for o in final.output if o.type == "function_call"]
 
 
+def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
+    """pydantic-ai's ``OpenAIResponsesModel`` at ``base_url`` (``http_client``: httpx2, async)."""
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(base_url=base_url, api_key="sk-tooltape", http_client=http_client)
+    return OpenAIResponsesModel("gpt-4.1", provider=provider)
+
+
 class OpenAIResponsesIntegration(Integration):
     """Where the Responses API lives and what talks to it."""
 
@@ -40,6 +50,16 @@ class OpenAIResponsesIntegration(Integration):
             openai_client,
             _stream_state,
             "openai: responses.stream(...).get_final_response()",
+        ),
+        Accumulator(
+            "pydantic_ai.OpenAIResponsesModel",
+            "pydantic-ai",
+            ("pydantic_ai", "openai"),
+            _pydantic_ai_model,
+            agent_turn,
+            "pydantic-ai: a streamed Agent.iter run through OpenAIResponsesModel",
+            install=PYDANTIC_AI_INSTALL,
+            asynchronous=True,
         ),
     )
 

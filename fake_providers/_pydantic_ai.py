@@ -1,0 +1,56 @@
+"""pydantic-ai as an accumulator: one streamed agent run, through one of its model classes.
+
+Each dialect declares which pydantic-ai model class and provider talk to it (in
+its ``_integration`` module); this module runs the turn the same way for all of
+them, as pydantic-ai's documentation streams an agent run
+(https://ai.pydantic.dev/agents/#streaming-all-events): ``Agent.iter`` walks
+the run's graph, the model request node is streamed event by event, and the
+next node (the one that would call the tools) holds the ``ModelResponse``
+pydantic-ai merged from the stream. Its tool-call parts are the result; the run
+stops there, so no tool runs and no second request is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from tooltape.fake_providers._integration import RawCall, ToolSpec
+
+__all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn"]
+
+PROMPT = "What is the weather in Paris?"
+PYDANTIC_AI_INSTALL = "pip install 'tooltape[subjects]'"
+"""The install line for the pydantic-ai subject (the ``subjects`` extra pins a tested release)."""
+
+
+def _never_called(**_: Any) -> str:  # pragma: no cover - the run stops before tools run
+    raise AssertionError("tooltape stops the agent run before it calls a tool")
+
+
+async def _turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    from pydantic_ai import Agent, Tool
+    from pydantic_ai.messages import ToolCallPart
+
+    offered = [Tool.from_schema(_never_called, name, name, schema) for name, schema in tools]
+    agent: Agent[None, str] = Agent(model, tools=offered)
+    async with agent.iter(PROMPT) as run:
+        async for node in run:
+            if Agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as events:
+                    async for _ in events:
+                        pass
+            elif Agent.is_call_tools_node(node):
+                parts = node.model_response.parts
+                return [
+                    (p.tool_name, p.args, p.tool_call_id)
+                    for p in parts
+                    if isinstance(p, ToolCallPart)
+                ]
+    return []  # pragma: no cover - a streamed request is always followed by its tools node
+
+
+def agent_turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    """Stream one agent turn through ``model`` offering ``tools``; the calls it merged."""
+    return asyncio.run(_turn(model, tools))
