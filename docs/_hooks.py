@@ -96,14 +96,30 @@ def expressibility(classes: dict[str, type[Quirk]]) -> dict[str, dict[str, str |
 # --- Markdown pieces -------------------------------------------------------------------
 
 
+CODE_SPAN = re.compile(r"(`+).+?\1", re.DOTALL)
+
+
+def md_text(text: str) -> str:
+    """Text as Markdown shows it: ``<``, ``>`` and ``&`` escaped outside code spans.
+
+    Docstrings and descriptions say ``functions.<name>:<n>``; outside backticks
+    Markdown would take ``<name>`` for an HTML tag and drop it.
+    """
+    out, end = [], 0
+    for match in CODE_SPAN.finditer(text):
+        out += [html.escape(text[end : match.start()], quote=False), match.group(0)]
+        end = match.end()
+    return "".join([*out, html.escape(text[end:], quote=False)])
+
+
 def docstring(obj: Any) -> str:
-    """The object's docstring, dedented, or an empty string."""
-    return inspect.cleandoc(obj.__doc__ or "")
+    """The object's docstring, dedented and escaped for Markdown, or an empty string."""
+    return md_text(inspect.cleandoc(obj.__doc__ or ""))
 
 
 def summary(obj: Any) -> str:
-    """The first paragraph of the object's docstring, on one line."""
-    return " ".join(docstring(obj).split("\n\n")[0].split())
+    """The first paragraph of the object's docstring, on one line (not escaped)."""
+    return " ".join(inspect.cleandoc(obj.__doc__ or "").split("\n\n")[0].split())
 
 
 def first_sentence(text: str) -> str:
@@ -162,8 +178,8 @@ def dialect_links(names: Iterable[str]) -> str:
 
 
 def cell(text: str) -> str:
-    """Text safe in a Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
+    """Text safe in a Markdown table cell: one line, escaped, ``|`` escaped."""
+    return md_text(" ".join(text.split())).replace("|", "\\|")
 
 
 # --- the pages -------------------------------------------------------------------------
@@ -250,8 +266,8 @@ def dialects_page() -> str:
         "to every dialect and are not listed. The full entries are on the",
         "[quirks page](quirks.md).",
         "",
-        "| name | kind | wire | what it is |",
-        "| --- | --- | --- | --- |",
+        "| name | base | what it is |",
+        "| --- | --- | --- |",
     ]
     profiles = {
         name: {"base": base, "quirks": kinds, "description": description}
@@ -259,14 +275,9 @@ def dialects_page() -> str:
     }
     for name in dialect_names(profiles=True):
         dialect = get_dialect(name)
-        kind = f"profile of `{profiles[name]['base']}`" if name in profiles else "dialect"
-        about = (
-            first_sentence(profiles[name]["description"])
-            if name in profiles
-            else first_sentence(summary(type(dialect)))
-        )
-        wire = f"{dialect.framing}, `{dialect.path}`"
-        lines.append(f"| [`{name}`](#{name}) | {kind} | {cell(wire)} | {cell(about)} |")
+        base = f"`{profiles[name]['base']}`" if name in profiles else "(a dialect)"
+        about = profiles[name]["description"] if name in profiles else summary(type(dialect))
+        lines.append(f"| [`{name}`](#{name}) | {base} | {cell(first_sentence(about))} |")
     for name in dialect_names(profiles=True):
         dialect = get_dialect(name)
         verdicts = table[name]
@@ -283,7 +294,7 @@ def dialects_page() -> str:
                 f"- **always applies**: {kind_links(row['quirks'])}",
             ]
         else:
-            lines += [docstring(type(dialect)).split("\n\n")[0], ""]
+            lines += [cell(summary(type(dialect))), ""]
             lines.append(f"- **class**: `{type(dialect).__module__}.{type(dialect).__name__}`")
         lines += [
             f"- **wire**: {dialect.framing} (`{dialect.media_type}`) at `{dialect.path}`",
@@ -321,11 +332,15 @@ def subjects_page() -> str:
         "| `reference` | R | all | langchain-core's merge of what the dialect's LangChain "
         "adapter yields | (always there) |",
     ]
+    rows: dict[str, list[Any]] = {}  # a subject's rows, one per dialect it declares
     for adapter in adapters():
-        how = adapter.description.split(": ", 1)[-1] if adapter.description else ""
+        rows.setdefault(adapter.name, []).append(adapter)
+    for name, each in rows.items():
+        dialects = [dialect for adapter in each for dialect in adapter.dialects]
+        ways = dict.fromkeys(a.description.split(": ", 1)[-1] for a in each if a.description)
         lines.append(
-            f"| `{adapter.name}` | {subject_key(adapter.name)} | {dialect_links(adapter.dialects)} "
-            f"| {cell(how)} | `{adapter.install_line}` |"
+            f"| `{name}` | {subject_key(name)} | {dialect_links(dialects)} "
+            f"| {cell('; '.join(ways))} | `{each[0].install_line}` |"
         )
     return "\n".join(lines) + "\n"
 

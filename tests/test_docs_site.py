@@ -160,6 +160,14 @@ def test_every_internal_link_and_anchor_lands(site: Path) -> None:
             elif anchor and file.suffix == ".html" and anchor not in _parsed(file).ids:
                 broken.append(f"{where} (no id {anchor!r} in {file.relative_to(site)})")
     assert not broken, "\n".join(broken)
+    roles = [
+        f"{page.relative_to(site)}: {match.group(0)}"
+        for page in _pages(site)
+        for match in re.finditer(
+            r":(?:class|func|meth|mod|data|attr|exc):", "".join(_parsed(page).text)
+        )
+    ]
+    assert not roles, f"Sphinx roles left as text (docs/_hooks.py turns them into links): {roles}"
     assert "fonts.googleapis.com" not in external  # the site asks nothing of the network
 
 
@@ -170,6 +178,7 @@ def test_the_generated_pages_hold_every_quirk_dialect_and_subject(site: Path) ->
     assert set(quirk_kinds()) <= quirks.ids
     dialects = _parsed(site / "dialects" / "index.html")
     assert set(dialect_names(profiles=True)) <= dialects.ids
+    assert "call ids functions.<name>:<n>" in "".join(dialects.text)  # not taken for HTML tags
     subjects = "".join(_parsed(site / "subjects" / "index.html").text)
     assert all(name in subjects for name in adapter_names())
     json_py = "langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py"
