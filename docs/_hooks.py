@@ -20,7 +20,7 @@ import html
 import inspect
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -221,8 +221,10 @@ def quirks_page() -> str:
             continue
         lines += ["", f"## {stage.name}: {STAGE_MEANING[stage]}", ""]
         for kind, cls in members.items():
-            rendered = sorted(name for name in every if table[name][kind] is None)
-            by = "every dialect and profile" if set(rendered) == every else dialect_links(rendered)
+            rendered = {name for name in every if table[name][kind] is None}
+            by = dialect_links(sorted(rendered))
+            if rendered == every:
+                by = "every dialect and profile"
             params = [
                 f"`{name}={field.default!r}`" if not field.is_required() else f"`{name}` (required)"
                 for name, field in cls.model_fields.items()
@@ -248,6 +250,14 @@ def quirks_page() -> str:
     return "\n".join(lines)
 
 
+class Profile(NamedTuple):
+    """One row of :func:`~tooltape.fake_providers.profile_table`, by name."""
+
+    base: str
+    quirks: tuple[str, ...]
+    description: str
+
+
 def dialects_page() -> str:
     """Every dialect and profile, and what each can express."""
     classes = quirk_classes()
@@ -269,14 +279,11 @@ def dialects_page() -> str:
         "| name | base | what it is |",
         "| --- | --- | --- |",
     ]
-    profiles = {
-        name: {"base": base, "quirks": kinds, "description": description}
-        for name, base, kinds, description in profile_table()
-    }
+    profiles = {name: Profile(base, kinds, about) for name, base, kinds, about in profile_table()}
     for name in dialect_names(profiles=True):
         dialect = get_dialect(name)
-        base = f"`{profiles[name]['base']}`" if name in profiles else "(a dialect)"
-        about = profiles[name]["description"] if name in profiles else summary(type(dialect))
+        base = f"`{profiles[name].base}`" if name in profiles else "(a dialect)"
+        about = profiles[name].description if name in profiles else summary(type(dialect))
         lines.append(f"| [`{name}`](#{name}) | {base} | {cell(first_sentence(about))} |")
     for name in dialect_names(profiles=True):
         dialect = get_dialect(name)
@@ -288,10 +295,10 @@ def dialects_page() -> str:
         if name in profiles:
             row = profiles[name]
             lines += [
-                cell(row["description"]),
+                cell(row.description),
                 "",
-                f"- **base dialect**: [`{row['base']}`](#{row['base']})",
-                f"- **always applies**: {kind_links(row['quirks'])}",
+                f"- **base dialect**: [`{row.base}`](#{row.base})",
+                f"- **always applies**: {kind_links(row.quirks)}",
             ]
         else:
             lines += [cell(summary(type(dialect))), ""]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,10 @@ from tooltape.harness import Plan, PlannedCall, reference_merge, stream_plan
 IMG = Path(__file__).parent / "img"
 
 PLAN = Plan(
-    calls=[
+    calls=(
         PlannedCall("get_weather", {"city": "Paris"}),
         PlannedCall("get_time", {"tz": "CET"}),
-    ]
+    )
 )
 
 
@@ -58,7 +59,7 @@ FILLS = ("#e8f1fa", "#fbe9e9", "#eaf6ea", "#f1ecf7")
 LANE, GUTTER, ROW, TOP, CHAR = 300, 56, 30, 74, 7.8
 
 
-def _fragment_text(chunk: dict[str, Any]) -> str:
+def _fragment_text(chunk: Mapping[str, Any]) -> str:
     """A chunk as the lanes show it: id and name when it carries them, then its text."""
     head = " ".join(str(chunk[k]) for k in ("id", "name") if chunk.get(k))
     args = repr(chunk.get("args") or "")  # as draw_lanes shows it
@@ -82,7 +83,10 @@ def draw(picture: Picture) -> str:
     """The SVG document for one picture."""
     stream = stream_plan(PLAN, list(picture.quirks), seed=1)
     messages = stream.deltas()
-    lanes = sorted({chunk["index"] for message in messages for chunk in message})
+    lanes = sorted(
+        {chunk.get("index") for message in messages for chunk in message},
+        key=lambda index: -1 if index is None else index,  # no index: a lane of its own, first
+    )
     merged = reference_merge(stream)
     calls = [*merged.tool_calls, *merged.invalid_tool_calls]
     texts = {str(chunk.get("id")): chunk.get("args") or "" for chunk in merged.chunks}
@@ -103,18 +107,20 @@ def draw(picture: Picture) -> str:
         x = GUTTER + LANE * n
         out.append(f'<rect x="{x}" y="36" width="{LANE - 10}" height="{bottom - 36}" '
                    'fill="#f6f7f9" stroke="#d0d4da" rx="6"/>')  # fmt: skip
-        out.append(_text(x + 10, 58, f"index {lane}", font_weight="bold", fill="#444"))
-    owner: dict[int, str] = {}  # index -> id of the last chunk there that carried one
+        name = "no index" if lane is None else f"index {lane}"
+        out.append(_text(x + 10, 58, name, font_weight="bold", fill="#444"))
+    owner: dict[int | None, str] = {}  # index -> id of the last chunk there that carried one
     colour_of: dict[str, int] = {}
     for row, message in enumerate(messages):
         y = TOP + ROW * row
         out.append(_text(12, y + 19, f"msg {row}", fill="#888"))
         for chunk in message:
+            index = chunk.get("index")
             if chunk.get("id"):
-                owner[chunk["index"]] = chunk["id"]
-            who = owner.get(chunk["index"], "")
+                owner[index] = str(chunk.get("id"))
+            who = owner.get(index, "")
             colour = colour_of.setdefault(who, len(colour_of)) % len(COLOURS)
-            x = GUTTER + LANE * lanes.index(chunk["index"]) + 8
+            x = GUTTER + LANE * lanes.index(index) + 8
             text = _fragment_text(chunk)
             box = min(LANE - 26, len(text) * CHAR + 16)
             out.append(f'<rect x="{x}" y="{y + 3}" width="{box:.0f}" height="{ROW - 6}" rx="4" '
