@@ -6,17 +6,17 @@ streams each :class:`Wire` read by read, lazily, so the client's decoders see
 the same read boundaries a socket would give them, and a cut body ends with
 the read error httpx2 raises for a dropped connection.
 
-:func:`patch_httpx2` routes every httpx2 client instead, the way vcrpy does:
-it replaces ``HTTPTransport.handle_request`` and
-``AsyncHTTPTransport.handle_async_request`` while the context is open, so
-clients built anywhere inside it (``openai.OpenAI()``, ``ChatOpenAI``) need no
-change.
+:func:`patch_httpx2` routes every httpx2 client instead, as respx does for httpx:
+it replaces the clients' choice of transport for a URL while the context is
+open, so clients built anywhere inside it (``openai.OpenAI()``, ``ChatOpenAI``)
+need no change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from typing import Any
 from unittest import mock
 
 import httpx2
@@ -60,6 +60,11 @@ class FakeTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         self.router.assert_all_played()
 
 
+_NETWORK_TRANSPORTS = (httpx2.HTTPTransport, httpx2.AsyncHTTPTransport)
+_PATCHING: list[FakeTransport] = []
+"""The transports of the open :func:`patch_httpx2` contexts, outermost first."""
+
+
 @contextmanager
 def patch_httpx2(
     *providers: FakeProvider, router: ProviderRouter | None = None
@@ -68,39 +73,47 @@ def patch_httpx2(
 
     Requests for the providers' hosts are answered (a path no provider serves
     gets a 404 naming the routes). Requests for other hosts go on to the
-    transport methods that were in place before — vcrpy's, when a vcrpy or
+    transport that would have sent them — vcrpy's, when a vcrpy or
     pytest-recording cassette is open — and, with no such tool, get the same
     404: nothing reaches the network. Clients given an explicit transport
     (``MockTransport`` ...) keep it. Pass ``router`` to share one router with
     other transports.
 
+    The choice is made where a client picks its transport for a URL, above the
+    transports vcrpy patches, so a vcrpy cassette opened before or after this
+    context leaves the providers' hosts to tooltape.
+
     Yields:
         The transport serving the requests (``.router.unrouted``, ``.assert_all_played()``).
     """
     transport = FakeTransport(*providers, router=router)
-    previous_sync = httpx2.HTTPTransport.handle_request
-    previous_async = httpx2.AsyncHTTPTransport.handle_async_request
-    elsewhere = intercepted_below("httpx2", (previous_sync, previous_async))
 
-    def handle_request(self: httpx2.HTTPTransport, request: httpx2.Request) -> httpx2.Response:
-        if elsewhere and not transport.router.serves_host(str(request.url)):
-            return previous_sync(self, request)
-        return transport.handle_request(request)
+    def answers(url: httpx2.URL) -> bool:
+        if transport.router.serves_host(str(url)):
+            return True
+        handlers = (
+            httpx2.HTTPTransport.handle_request,
+            httpx2.AsyncHTTPTransport.handle_async_request,
+        )
+        return not intercepted_below("httpx2", handlers)
 
-    async def handle_async_request(
-        self: httpx2.AsyncHTTPTransport, request: httpx2.Request
-    ) -> httpx2.Response:
-        if elsewhere and not transport.router.serves_host(str(request.url)):
-            return await previous_async(self, request)
-        return await transport.handle_async_request(request)
+    def choosing(previous: Callable[[Any, httpx2.URL], Any]) -> Callable[[Any, httpx2.URL], Any]:
+        def _transport_for_url(self: Any, url: httpx2.URL) -> Any:
+            chosen = previous(self, url)
+            if isinstance(chosen, _NETWORK_TRANSPORTS) and answers(url):
+                return transport
+            if any(chosen is outer for outer in _PATCHING) and transport.router.serves_host(
+                str(url)
+            ):
+                return transport  # an enclosing patch_httpx2 chose; this one serves the host
+            return chosen
+
+        return _transport_for_url
 
     with ExitStack() as stack:
-        stack.enter_context(
-            mock.patch.object(httpx2.HTTPTransport, "handle_request", handle_request)
-        )
-        stack.enter_context(
-            mock.patch.object(
-                httpx2.AsyncHTTPTransport, "handle_async_request", handle_async_request
-            )
-        )
+        for client in (httpx2.Client, httpx2.AsyncClient):
+            seam = choosing(client._transport_for_url)
+            stack.enter_context(mock.patch.object(client, "_transport_for_url", seam))
+        _PATCHING.append(transport)
+        stack.callback(_PATCHING.remove, transport)
         yield transport

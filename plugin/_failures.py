@@ -1,6 +1,6 @@
 """What a failed test reports when tooltape is the cause: tooltape's message, tooltape's frames out.
 
-Two cases, both seen from the test's own exception (setup or call phase):
+Three cases, all seen from the test's own exception (setup or call phase):
 
 - A request no recording answered (:class:`~tooltape.cassettes.UnmatchedRequest`) or a
   tooltape usage error is somewhere in what the test raised: chained under the SDK's
@@ -10,26 +10,42 @@ Two cases, both seen from the test's own exception (setup or call phase):
 - A usage error (:class:`~tooltape.harness.TooltapeUsageError`, a cassette error
   included) is reported without tooltape's own frames, so the traceback ends on the
   line that called tooltape (``--fulltrace`` keeps them).
+- vcrpy refused to play back a request for a host the test's fake providers serve
+  (vcrpy patches httpx's transports, ``MockTransport`` included, which is where
+  respx hands tooltape the requests of httpx clients): the report says so and how to
+  leave those hosts to tooltape, instead of vcrpy's "Can't play back this request".
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from tooltape.harness import TooltapeUsageError
 
 __all__ = ["tooltape_failure"]
 
 _PACKAGES = ("harness", "fake_providers", "plugin", "cassettes")
+_VCRPY_REFUSAL = ("vcr.errors", "CannotOverwriteExistingCassetteException")
 
 
-def tooltape_failure(error: BaseException, *, keep_frames: bool = False) -> BaseException:
+def tooltape_failure(
+    error: BaseException,
+    *,
+    keep_frames: bool = False,
+    serves_host: Callable[[str], bool] | None = None,
+) -> BaseException:
     """The exception a test's report should show for ``error`` (``error`` itself, or tooltape's).
 
     Args:
         error: What the test's setup or call raised.
         keep_frames: Leave tooltape's frames in a usage error's traceback.
+        serves_host: Whether the test's fake providers serve a URL's host (when it has some).
     """
     if "tooltape.harness._errors" not in sys.modules:
         return error  # no tooltape error class exists yet, so none was raised
@@ -39,6 +55,8 @@ def tooltape_failure(error: BaseException, *, keep_frames: bool = False) -> Base
     found = next(
         (e for e in _chain(error) if isinstance(e, UnmatchedRequest | TooltapeUsageError)), None
     )
+    if found is None and serves_host is not None:
+        found = _vcrpy_took(error, serves_host)
     if found is None:
         return error
     shown = _shown_with(found)
@@ -51,6 +69,36 @@ def tooltape_failure(error: BaseException, *, keep_frames: bool = False) -> Base
     if isinstance(found, TooltapeUsageError) and not keep_frames:
         found.__traceback__ = _without_tooltape_frames(found.__traceback__)
     return found
+
+
+def _vcrpy_took(
+    error: BaseException, serves_host: Callable[[str], bool]
+) -> TooltapeUsageError | None:
+    """The usage error to show when vcrpy refused a request the fake providers would answer."""
+    from tooltape.harness import TooltapeUsageError
+
+    for refusal in _chain(error):
+        kind = type(refusal)
+        if (kind.__module__, kind.__name__) != _VCRPY_REFUSAL:
+            continue
+        request = getattr(refusal, "failed_request", None)
+        uri = str(getattr(request, "uri", ""))
+        if not uri or not serves_host(uri):
+            continue
+        host = urlsplit(uri).hostname
+        usage = TooltapeUsageError(
+            f"tooltape: a vcrpy cassette took the {getattr(request, 'method', '')} request for"
+            f" {uri}, which a fake provider of this test serves. vcrpy patches httpx's"
+            " transports, the one respx hands tooltape an httpx client's requests through"
+            " included, so a vcrpy cassette answers (or refuses) them first, opened before or"
+            " after the fakes. Leave the host to tooltape with the cassette's option"
+            f" ignore_hosts=[{host!r}] (vcr.use_cassette(..., ignore_hosts=[...]), or"
+            " pytest-recording's vcr_config fixture). httpx2 clients (the openai and anthropic"
+            " SDKs' own) are answered by tooltape either way."
+        )
+        usage.__cause__ = refusal
+        return usage
+    return None
 
 
 def _chain(error: BaseException) -> Iterator[BaseException]:

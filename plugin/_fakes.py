@@ -118,6 +118,10 @@ class FakeSession:
             self._optional.add(id(provider))
         return provider
 
+    def serves_host(self, url: str) -> bool:
+        """True when one of this test's fake providers lives at ``url``'s host."""
+        return self._router is not None and self._router.serves_host(url)
+
     def _route_botocore(self, provider: ScriptedProvider) -> None:
         """Serve ``provider`` to boto3 too, over one 127.0.0.1 server per test."""
         if self._botocore is None:

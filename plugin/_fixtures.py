@@ -13,6 +13,7 @@ import pytest
 from tooltape.plugin._hooks import (
     CASE_PROPERTY,
     CASSETTE_PROPERTY,
+    FAKES_KEY,
     RECORDED_PROPERTY,
     REPORT_KEY,
     SESSION_KEY,
@@ -94,6 +95,7 @@ def tooltape_fakes(
     from tooltape.plugin._fakes import FakeSession
 
     session = FakeSession(seed=tooltape_seed)
+    request.node.stash[FAKES_KEY] = session
     with ExitStack() as stack:
         if resolve(request.config, "block_network", fixture_config=tooltape_config):
             subprocesses = resolve(

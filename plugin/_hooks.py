@@ -18,6 +18,7 @@ from tooltape.plugin._settings import SETTINGS, add_options, session_value
 
 if TYPE_CHECKING:
     from tooltape.cassettes import CassetteSession
+    from tooltape.plugin._fakes import FakeSession
 
 __all__ = [
     "pytest_addhooks",
@@ -35,6 +36,7 @@ RECORDED_PROPERTY = "tooltape_recorded"
 CASSETTE_PROPERTY = "tooltape_cassette"
 REPORT_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
 SESSION_KEY: pytest.StashKey[CassetteSession] = pytest.StashKey()
+FAKES_KEY: pytest.StashKey[FakeSession] = pytest.StashKey()
 """The test's cassette session, so the call phase can fail on an unmatched request."""
 
 
@@ -168,13 +170,22 @@ def _case_limit(item: pytest.Item) -> Iterator[None]:
         ) from None
 
 
+def _shown(item: pytest.Item, error: BaseException) -> BaseException:
+    fakes = item.stash.get(FAKES_KEY, None)
+    return tooltape_failure(
+        error,
+        keep_frames=item.config.getoption("fulltrace"),
+        serves_host=fakes.serves_host if fakes is not None else None,
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Any:
     """A fixture's failure caused by tooltape reports tooltape's error (see ``_failures``)."""
     try:
         return (yield)
     except Exception as error:
-        shown = tooltape_failure(error, keep_frames=item.config.getoption("fulltrace"))
+        shown = _shown(item, error)
         if shown is error:
             raise
         raise shown from None
@@ -197,7 +208,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         failure = session.player.unmatched_failure(error) if session is not None else None
         if failure is not None:
             raise failure from None
-        shown = tooltape_failure(error, keep_frames=item.config.getoption("fulltrace"))
+        shown = _shown(item, error)
         if shown is error:
             raise
         raise shown from None

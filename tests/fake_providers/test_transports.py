@@ -189,18 +189,13 @@ def test_patch_httpx2_serves_the_openai_sdk_and_clients_built_before_it() -> Non
 
 
 def test_patch_httpx2_restores_the_transports_even_when_nested() -> None:
-    originals = (
-        httpx2.HTTPTransport.handle_request,
-        httpx2.AsyncHTTPTransport.handle_async_request,
-    )
-    with patch_httpx2(FakeProvider("openai_chat")):
-        with patch_httpx2(FakeProvider("anthropic_messages")):
-            assert httpx2.HTTPTransport.handle_request is not originals[0]
-        assert httpx2.HTTPTransport.handle_request is not originals[0]
-    assert (
-        httpx2.HTTPTransport.handle_request,
-        httpx2.AsyncHTTPTransport.handle_async_request,
-    ) == originals
+    originals = (httpx2.Client._transport_for_url, httpx2.AsyncClient._transport_for_url)
+    with patch_httpx2(FakeProvider("openai_chat")) as outer:
+        with patch_httpx2(FakeProvider("anthropic_messages")) as inner, httpx2.Client() as client:
+            assert client._transport_for_url(httpx2.URL("https://api.openai.com/")) is outer
+            assert client._transport_for_url(httpx2.URL("https://api.anthropic.com/")) is inner
+        assert httpx2.Client._transport_for_url is not originals[0]
+    assert (httpx2.Client._transport_for_url, httpx2.AsyncClient._transport_for_url) == originals
 
 
 def test_patch_httpx2_answers_other_hosts_with_the_no_route_error() -> None:

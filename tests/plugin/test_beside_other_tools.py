@@ -107,3 +107,66 @@ def test_with_no_other_tool_another_host_gets_the_404_naming_the_routes(
     # The requests are answered, and the test then fails for the unrouted requests.
     result.assert_outcomes(errors=1, passed=1)
     result.stdout.fnmatch_lines(["*no fake provider serves GET http://weather.example/today*"])
+
+
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
+def test_a_vcrpy_cassette_opened_after_the_fakes_leaves_the_sdk_hosts_to_tooltape(
+    pytester: pytest.Pytester,
+):
+    pytester.makepyfile(
+        test_later=_module(
+            """
+            import vcr
+
+            def test_cassette_inside(fake_openai):
+                fake_openai.stream(PLAN).stream(PLAN)
+                with vcr.use_cassette("other.yaml", record_mode="none") as cassette:
+                    assert sdk_call().choices[0].delta.tool_calls[0].function.name == "get_weather"
+                    assert httpx2.get("http://weather.example/today").text == "sunny"
+                with vcr.use_cassette("other.yaml", record_mode="once"):  # records nothing
+                    assert sdk_call().choices[0].delta.tool_calls
+                assert cassette.play_count == 1
+            """
+        )
+    )
+    (pytester.path / "other.yaml").write_text(OTHER_CASSETTE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert (pytester.path / "other.yaml").read_text() == OTHER_CASSETTE
+
+
+@pytest.mark.slow  # a nested pytest run or a CLI subprocess: CI, not the inner loop
+def test_a_vcrpy_refusal_of_an_httpx_request_for_a_fake_says_how_to_leave_it_to_tooltape(
+    pytester: pytest.Pytester,
+):
+    pytester.makepyfile(
+        test_httpx=_module(
+            """
+            import vcr
+
+            def test_refused(fake_openai):
+                fake_openai.stream(PLAN)
+                with vcr.use_cassette("other.yaml", record_mode="none"):
+                    httpx_openai_call()
+
+            def test_ignored(fake_openai):
+                fake_openai.stream(PLAN)
+                with vcr.use_cassette(
+                    "other.yaml", record_mode="none", ignore_hosts=["api.openai.com"]
+                ):
+                    assert httpx_openai_call()
+                    assert httpx.get("http://weather.example/today").text == "sunny"
+            """
+        )
+    )
+    (pytester.path / "other.yaml").write_text(OTHER_CASSETTE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E *TooltapeUsageError: tooltape: a vcrpy cassette took the POST request for"
+            " https://api.openai.com/v1/chat/completions, which a fake provider of this test"
+            " serves.*ignore_hosts=?'api.openai.com'?*",
+            "E * the code under test raised CannotOverwriteExistingCassetteException: *",
+        ]
+    )
