@@ -49,6 +49,8 @@ SUBJECT_KEYS = {
     "langchain-mistralai": "T",
     "litellm": "M",
     "pydantic-ai": "P",
+    "haystack": "H",
+    "smolagents": "F",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 
