@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from tooltape.cassettes import get_scenario
-from tooltape.plugin.cli.expect import load_expectations
-from tooltape.plugin.cli.matrix_run import Cell, Result, run_matrix, skipped_subjects
+from tooltape.plugin._engine.expectations import load_expectations
+from tooltape.plugin._engine.run import Cell, Result, run_matrix, skipped_subjects
 
 DIALECTS = ["openai_chat", "anthropic_messages", "gemini_openai"]
 SCENARIOS = ["openai_golden", "truncated_mid_string", "empty_string_continuations"]

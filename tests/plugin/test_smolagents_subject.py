@@ -13,8 +13,8 @@ import importlib.util
 import pytest
 
 from tooltape.cassettes import get_scenario
-from tooltape.plugin.cli.expect import load_expectations
-from tooltape.plugin.cli.matrix_run import Cell, Result, run_matrix, skipped_subjects
+from tooltape.plugin._engine.expectations import load_expectations
+from tooltape.plugin._engine.run import Cell, Result, run_matrix, skipped_subjects
 
 DIALECTS = ["openai_chat", "mistral"]
 SCENARIOS = ["openai_golden", "truncated_mid_string", "split_name", "repeated_name"]
