@@ -49,6 +49,7 @@ SUBJECT_KEYS = {
     "langchain-mistralai": "T",
     "litellm": "M",
     "pydantic-ai": "P",
+    "openai-agents": "N",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 

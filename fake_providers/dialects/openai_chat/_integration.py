@@ -7,6 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
 __all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
@@ -79,6 +80,7 @@ class OpenAIChatIntegration(Integration):
             install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
+        openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
