@@ -5,6 +5,7 @@
     nox -s standard                  # langchain-tests' standard chat-model suite (args: pytest's)
     nox -s langchain_core_regression # the matrix on langchain-core 1.2.13 must fail, naming cells
     nox -s subjects                  # LiteLLM (the subjects extra) as a matrix subject
+    nox -s docs                      # the docs site: mkdocs build --strict, then Chromium
 
 Each session installs the project (not the working tree) into its own environment
 under ``.nox/``, so the tests import the installed ``tooltape`` as users do.
@@ -102,3 +103,22 @@ def langchain_core_regression(session: nox.Session) -> None:
     if not any(line.startswith(expected) for line in flagged):
         session.error(f"the matrix did not name shared_index_idless x openai_chat:\n{output}")
     session.log(f"{len(flagged)} cells named, as expected; the first: {flagged[0][:300]}")
+
+
+DOCS_TESTS = ("tests/test_docs_site.py",)
+"""The modules that need the docs extra (``grep -rl mkdocs tests``)."""
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The docs site built strictly (``mkdocs.yml``), then checked in headless Chromium.
+
+    The build runs from the working tree (the pages are not installed); the API pages
+    read the installed package's docstrings.
+    """
+    session.install(".[docs]")
+    show_versions(session)
+    session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})
+    # pyproject's pytest options name pytest-asyncio's, which this environment lacks.
+    ignore_unknown_options = ("-W", "ignore::pytest.PytestConfigWarning")
+    session.run("python", "-m", "pytest", *ignore_unknown_options, *DOCS_TESTS, *session.posargs)

@@ -393,7 +393,7 @@ class _Reads(httpx2.SyncByteStream):
 def _bare_chat_openai(wire: Any, plan: Any) -> Callable[[], Any]:
     """``ChatOpenAI.stream`` reading ``wire`` from a MockTransport: the chat model, tools
     and prompt a matrix cell uses, and nothing else of tooltape's."""
-    from tooltape.plugin.cli.adapters import tools_for
+    from tooltape.plugin._engine.subjects import tools_for
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(wire.status, headers=list(wire.headers), stream=_Reads(wire.reads))
@@ -427,8 +427,8 @@ def _cell_rounds(
     always goes first. The matrix side is everything ``run_matrix`` spends between
     its cells (set-up, render, parse, reference, stream, compare, judge).
     """
-    from tooltape.plugin.cli.expect import Expectations
-    from tooltape.plugin.cli.matrix_run import run_matrix
+    from tooltape.plugin._engine.expectations import Expectations
+    from tooltape.plugin._engine.run import run_matrix
 
     pairs = []
     for n in range(rounds):

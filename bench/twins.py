@@ -151,8 +151,8 @@ def main() -> None:
             return inspect_cassette(cassette)
 
         from tooltape.cassettes import bundled_scenarios
-        from tooltape.plugin.cli.expect import Expectations
-        from tooltape.plugin.cli.matrix_run import run_matrix
+        from tooltape.plugin._engine.expectations import Expectations
+        from tooltape.plugin._engine.run import run_matrix
 
         scenarios = list(bundled_scenarios())
 

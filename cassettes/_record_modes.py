@@ -15,3 +15,4 @@ RecordMode = Literal["none", "once", "new_episodes", "all"]
 records what no recording matches; ``all`` re-records every request it sees."""
 
 RECORD_MODES: tuple[str, ...] = get_args(RecordMode)
+"""Every :data:`RecordMode`, in order."""

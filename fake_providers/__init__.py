@@ -29,7 +29,6 @@ if _typing.TYPE_CHECKING:
         ScriptedTurn,
     )
     from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
-    from tooltape.fake_providers._differential import differential, differential_table
     from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
     from tooltape.fake_providers._limits import ServerLimits
     from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
@@ -66,8 +65,6 @@ __all__ = [
     "add_respx_routes",
     "decode_sse",
     "dialect_names",
-    "differential",
-    "differential_table",
     "get_dialect",
     "patch_httpx",
     "patch_httpx2",
@@ -90,8 +87,6 @@ _LAZY: dict[str, str] = {
     "Dialect": "_dialect",
     "EventQuirks": "_dialect",
     "ProviderEvent": "_dialect",
-    "differential": "_differential",
-    "differential_table": "_differential",
     "FakeTransport": "_httpx2_transport",
     "patch_httpx2": "_httpx2_transport",
     "ServerLimits": "_limits",

@@ -1,8 +1,9 @@
 """Byte-level framing: how framed events are cut into reads, and the read-level quirks.
 
 A dialect frames each provider event into bytes; :func:`apply_wire_quirks`
-then reshapes those frames the way real servers and proxies do (https://openrouter.ai/docs/api-reference/streaming,
-T3). Quirks run in a fixed pipeline, whatever order they are listed in: first
+then reshapes those frames the way real servers and proxies do (keep-alive
+comments, an error inside a 200 stream: https://openrouter.ai/docs/api-reference/streaming).
+Quirks run in a fixed pipeline, whatever order they are listed in: first
 the frame edits (events dropped or added, field lines rewritten, line endings,
 the end of the body; see :mod:`tooltape.fake_providers._sse_quirks`), then the
 cut into reads (one event per read unless a quirk here regroups or splits

@@ -149,7 +149,7 @@ class SseFields(WireQuirk):
 
     Harmless alone. Once an ``id`` is set, openai-python dispatches an empty
     event for every later comment-only block (``comments``) and raises
-    ``JSONDecodeError``: that combination is the S2 crash (the anthropic SDK
+    ``JSONDecodeError``: that combination crashes openai-python's stream (the anthropic SDK
     skips such unnamed events).
     """
 

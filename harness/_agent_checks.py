@@ -52,6 +52,7 @@ DiagnosisKind = Literal[
     "pending_at_end",
     "no_final_answer",
 ]
+"""What :class:`Diagnosis` found wrong in an agent run."""
 
 _PAIRING_KINDS: dict[str, DiagnosisKind] = {
     "call_without_result": "dropped_result",

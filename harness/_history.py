@@ -21,6 +21,7 @@ from tooltape.harness._errors import TooltapeUsageError
 __all__ = ["CallEntry", "History", "HistoryShape", "ResultEntry", "read_history"]
 
 HistoryShape = Literal["langchain", "openai_chat", "openai_responses", "anthropic"]
+"""The history formats :func:`read_history` reads: LangChain messages or a provider's own."""
 
 
 @dataclass(frozen=True)

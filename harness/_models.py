@@ -62,6 +62,7 @@ HazardKind = Literal[
     "duplicate_id",
     "invalid_call",
 ]
+"""The kinds of :class:`Hazard` a merge can show (see ``docs/behaviour.md``)."""
 
 
 class _Frozen(BaseModel):

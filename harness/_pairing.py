@@ -35,6 +35,7 @@ PairingProblemKind = Literal[
     "result_not_adjacent",
     "result_not_first",
 ]
+"""What :class:`PairingProblem` found wrong between a tool call and its result."""
 
 
 @dataclass(frozen=True)

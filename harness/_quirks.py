@@ -185,7 +185,7 @@ def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
 
 
 class AsciiEscapes(Quirk):
-    r"""Serialise non-ASCII characters as ``\uXXXX`` escapes (``json.dumps`` default, S8)."""
+    r"""Serialise non-ASCII characters as ``\uXXXX`` escapes (``json.dumps``'s default)."""
 
     kind: Literal["ascii_escapes"] = "ascii_escapes"
     stage: ClassVar[Stage] = Stage.TEXT
@@ -603,7 +603,7 @@ class LateId(Quirk):
 
 
 class ChangingId(Quirk):
-    """Change the call id halfway through a call (V3, vLLM harmony).
+    """Change the call id halfway through a call (vLLM's harmony parser).
 
     langchain-core refuses to merge chunks whose ids differ, so one call becomes
     two: the first with the head of the arguments, the second nameless.
@@ -632,7 +632,7 @@ class ChangingId(Quirk):
 
 
 class MissingId(Quirk):
-    """Send no id at all (V1, SGLang, client rebuilds).
+    """Send no id at all (SGLang, client rebuilds).
 
     langchain-core builds calls with ``id=None``; ToolNode cannot pair them.
     """
@@ -732,7 +732,7 @@ class NoIndex(Quirk):
 
 
 class IndexOffset(Quirk):
-    """Start the indexes at ``by`` instead of 0 (Anthropic blocks after text, A2)."""
+    """Start the indexes at ``by`` instead of 0 (Anthropic blocks after text)."""
 
     kind: Literal["index_offset"] = "index_offset"
     stage: ClassVar[Stage] = Stage.INDEX

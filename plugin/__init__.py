@@ -21,18 +21,25 @@ from tooltape.harness._lazy import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.plugin._cases import ScenarioCase
+    from tooltape.plugin._engine.differential import differential, differential_table
+    from tooltape.plugin._engine.run import Cell, Result, run_matrix
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension, describe_for_snapshot
     from tooltape.plugin._subjects import Subject, check_subject
 
 __all__ = [
+    "Cell",
     "FakeSession",
+    "Result",
     "ScenarioCase",
     "ScriptedProvider",
     "Subject",
     "TooltapeSnapshotExtension",
     "check_subject",
     "describe_for_snapshot",
+    "differential",
+    "differential_table",
+    "run_matrix",
 ]
 
 _LAZY = {
@@ -43,6 +50,11 @@ _LAZY = {
     "describe_for_snapshot": "_snapshot",
     "Subject": "_subjects",
     "check_subject": "_subjects",
+    "Cell": "_engine.run",
+    "Result": "_engine.run",
+    "run_matrix": "_engine.run",
+    "differential": "_engine.differential",
+    "differential_table": "_engine.differential",
 }
 """Which private module defines each public name."""
 

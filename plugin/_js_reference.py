@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, get_dialect, serve_in_thread
-from tooltape.fake_providers._differential import (
+from tooltape.harness import Plan, Scenario, TooltapeUsageError
+from tooltape.harness._names import check_names
+from tooltape.plugin._engine.differential import (
     LANGCHAIN,
     AccumulatorResult,
     DifferentialRow,
     _brief,
 )
-from tooltape.harness import Plan, Scenario, TooltapeUsageError
-from tooltape.harness._names import check_names
 
 __all__ = [
     "JS_ACCUMULATOR",
@@ -139,7 +139,7 @@ class _QuietCuts(logging.Filter):
 
 
 def _render(scenario: Scenario | Plan, dialect: str) -> Any:
-    """The wire :func:`~tooltape.fake_providers.differential` renders, or the reason it cannot."""
+    """The wire :func:`~tooltape.plugin.differential` renders, or the reason it cannot."""
     if isinstance(scenario, Scenario):
         plan, quirks, seed = scenario.plan, list(scenario.quirks), scenario.seed or 0
     else:
@@ -219,7 +219,7 @@ def with_langchain_js(
 
     Args:
         scenarios: The scenarios the rows were made from.
-        rows: :func:`~tooltape.fake_providers.differential_table`'s rows for them.
+        rows: :func:`~tooltape.plugin.differential_table`'s rows for them.
         required: ``True``: fail when LangChain.js cannot run; ``None``: skip it with a
             note; ``False``: leave it out.
         dialects: The dialects LangChain.js reads (a subset of :data:`JS_DIALECTS`).

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from tooltape.harness import TooltapeAssertionError, TooltapeUsageError
 
 if TYPE_CHECKING:
-    from tooltape.plugin.cli.adapters import Adapter, Merged
+    from tooltape.plugin._engine.subjects import Adapter, Merged
     from tooltape.plugin.cli.findings import Finding
 
 __all__ = ["ENTRY_POINT_GROUP", "Subject", "check_subject", "load_subjects"]
@@ -79,7 +79,7 @@ def _merged(calls: Iterable[ToolCall]) -> Merged:
 def as_adapter(subject: Subject) -> Adapter:
     """The matrix row of ``subject``: served over a real 127.0.0.1 server."""
     from tooltape.fake_providers import get_dialect
-    from tooltape.plugin.cli.adapters import Adapter, tools_for
+    from tooltape.plugin._engine.subjects import Adapter, tools_for
 
     def build(dialect: str, server_url: str) -> str:
         return server_url + urlsplit(get_dialect(dialect).base_url or "").path.rstrip("/")
@@ -124,7 +124,7 @@ def load_subjects(
             is missing, a factory that returns no :class:`Subject`, a name given twice (or a
             built-in subject's name), or an unknown dialect.
     """
-    from tooltape.plugin.cli.adapters import adapter_names
+    from tooltape.plugin._engine.subjects import adapter_names
 
     subjects: list[Subject] = []
     for point in entry_points(group=entry_point_group):
@@ -173,9 +173,9 @@ def check_subject(
     __tracebackhide__ = True
     from tooltape.cassettes import bundled_scenarios, get_scenario
     from tooltape.harness._names import check_names
-    from tooltape.plugin.cli.expect import Expectations
+    from tooltape.plugin._engine.expectations import Expectations
+    from tooltape.plugin._engine.run import run_matrix
     from tooltape.plugin.cli.findings import findings
-    from tooltape.plugin.cli.matrix_run import run_matrix
 
     _check([subject], ["reference"])
     chosen = list(dialects or subject.dialects)

@@ -58,12 +58,12 @@ def differential(
       tooltape differential --scenario repeated_name --scenario openai_golden --no-js
     """  # noqa: D301  (click's \b keeps the example unwrapped)
     from tooltape.cassettes import bundled_scenarios
-    from tooltape.fake_providers import differential_table
-    from tooltape.fake_providers._differential import (
+    from tooltape.harness import select_scenarios
+    from tooltape.plugin._engine.differential import (
         dialects_without_accumulators,
+        differential_table,
         render_differential,
     )
-    from tooltape.harness import select_scenarios
     from tooltape.plugin._js_reference import render_js_report, require_js, with_langchain_js
 
     pool = select_scenarios(
@@ -71,7 +71,7 @@ def differential(
     )
     if js:
         require_js()  # before the slow part: a missing node fails at once
-    from tooltape.plugin.cli.reference_pins import differential_changes, load_reference_pins
+    from tooltape.plugin._engine.reference_pins import differential_changes, load_reference_pins
 
     pins = load_reference_pins(reference)
     rows, note = with_langchain_js(pool, differential_table(pool), required=js)

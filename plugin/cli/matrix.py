@@ -1,6 +1,6 @@
 """``tooltape matrix``: every bundled scenario x dialect through the reference and each adapter.
 
-The run itself is :mod:`tooltape.plugin.cli.matrix_run`; this module picks
+The run itself is :mod:`tooltape.plugin._engine.run`; this module picks
 what to run from the options, shows progress while it runs (a bar on a
 terminal, one line per scenario otherwise), prints the
 summary table (or JSON), writes the HTML page, and exits 1 when a result is
@@ -60,7 +60,7 @@ def _choose(
 
 def _check_adapters(adapters: list[str] | None, extra: list[Any]) -> None:
     from tooltape.harness._names import check_names
-    from tooltape.plugin.cli.adapters import adapter_names
+    from tooltape.plugin._engine.subjects import adapter_names
 
     check_names("adapter", adapters or (), [*adapter_names(), *(a.name for a in extra)])
 
@@ -200,7 +200,7 @@ def _progress_lines(scenarios: int, dialects: int) -> Callable[[Any], None]:
 def _run_with_progress(
     scenarios: list[Any], dialects: list[str], adapters: Any, expect: Any, **options: Any
 ) -> Any:
-    from tooltape.plugin.cli.matrix_run import run_matrix
+    from tooltape.plugin._engine.run import run_matrix
 
     err = Console(stderr=True)
     if not err.is_terminal:
@@ -221,7 +221,7 @@ def _run_with_progress(
 def _load_pins(path: Path | None, updating: bool) -> Any:
     """The pinned reference outcomes (``None`` when updating a file that does not exist yet)."""
     from tooltape.fake_providers import dialect_names
-    from tooltape.plugin.cli.reference_pins import (
+    from tooltape.plugin._engine.reference_pins import (
         bundled_reference_path,
         check_pinned_names,
         load_reference_pins,
@@ -237,7 +237,7 @@ def _load_pins(path: Path | None, updating: bool) -> Any:
 
 
 def _write_pins(cells: list[Any], previous: Any, path: Path | None) -> None:
-    from tooltape.plugin.cli.reference_pins import (
+    from tooltape.plugin._engine.reference_pins import (
         bundled_reference_path,
         installed_langchain_core,
         updated_reference,
@@ -342,9 +342,9 @@ def matrix(
       tooltape matrix --tag truncation --json > matrix.json
       tooltape matrix --adapters reference --update-reference --reference pins.yaml
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
+    from tooltape.plugin._engine.expectations import load_expectations, pinned_entries
+    from tooltape.plugin._engine.subjects import adapter_names
     from tooltape.plugin._subjects import as_adapter, load_subjects
-    from tooltape.plugin.cli.adapters import adapter_names
-    from tooltape.plugin.cli.expect import load_expectations, pinned_entries
 
     extra = [as_adapter(s) for s in load_subjects(subject_specs)]
     chosen_adapters = _split(adapters)
@@ -369,7 +369,7 @@ def matrix(
         extra=extra,
     )
     elapsed = time.perf_counter() - started
-    from tooltape.plugin.cli.matrix_run import skipped_subjects
+    from tooltape.plugin._engine.run import skipped_subjects
 
     skipped = skipped_subjects(chosen_dialects, chosen_adapters)
     if update_reference:

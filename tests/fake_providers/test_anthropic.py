@@ -170,7 +170,7 @@ def test_parse_equals_chat_anthropic_for_every_finish(finish):
 
 
 def test_chat_anthropic_truncated_stream_is_a_valid_call_with_cut_args():
-    """A5/A3: no exception, a *valid* call with the cut value; core adds the last chunk."""
+    """No exception, a *valid* call with the cut value; core adds the last chunk."""
     plan = PLANS["single"]
     wire = DIALECT.render(plan, ["truncate_args"])
     chunks, error = stream_chat(wire, plan)
@@ -183,7 +183,7 @@ def test_chat_anthropic_truncated_stream_is_a_valid_call_with_cut_args():
 
 
 def test_chat_anthropic_error_event_raises_after_partial_chunks():
-    """A4: the SDK raises APIStatusError at ``event: error``; chunks before it were yielded."""
+    """The SDK raises APIStatusError at ``event: error``; chunks before it were yielded."""
     plan = PLANS["single"].model_copy(update={"finish": "error"})
     wire = DIALECT.render(plan, ["truncate_args"])
     chunks, error = stream_chat(wire, plan)
@@ -298,7 +298,7 @@ def test_sdk_truncated_args_become_empty_input_and_no_stop_reason():
 
 
 def test_sdk_message_stream_raises_on_malformed_args():
-    """A3: MessageStream parses input_json_delta eagerly and raises; LangChain reports invalid."""
+    """MessageStream parses input_json_delta eagerly and raises; LangChain reports invalid."""
     with pytest.raises(ValueError, match="Unable to parse tool parameter JSON"):
         final_message(DIALECT.render(PLANS["single"], ["malformed_args"]))
 
@@ -325,7 +325,7 @@ def test_sdk_raises_api_status_error_on_error_event():
 
 
 def test_interleaved_blocks_stay_open_together():
-    """B3 (Bedrock) is rendered faithfully: deltas of two open tool_use blocks alternate."""
+    """As on Bedrock, rendered faithfully: deltas of two open tool_use blocks alternate."""
     wire = DIALECT.render(PLANS["two_calls"], ["interleave_calls"], seed=2)
     indexes = [data["index"] for name, data in events(wire) if name == "content_block_delta"]
     switches = sum(1 for a, b in itertools.pairwise(indexes) if a != b)

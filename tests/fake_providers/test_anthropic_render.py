@@ -141,7 +141,7 @@ def test_padding_quirk_pads_json_like_the_live_api():
 
 
 def test_no_empty_first_delta_with_empty_args_sends_no_delta():
-    """A1: an argument-less tool_use block with no input_json_delta at all."""
+    """An argument-less tool_use block with no input_json_delta at all."""
     wire = DIALECT.render(PLANS["empty_args"], ["empty_args", "no_empty_partial_json"])
     assert [name for name, _ in events(wire)].count("content_block_delta") == 0
     assert reference_merge(DIALECT.parse(wire.body)).calls() == PLANS["empty_args"].expected_calls()

@@ -286,7 +286,7 @@ STOP = [("messageStop", {"stopReason": "tool_use"}), ("metadata", {"usage": {}, 
 
 
 def test_truncated_stream_raises_connection_error_after_a_valid_cut_call(serve):
-    """T1 on Converse: every chunk is yielded, then ConnectionError (no messageStop)."""
+    """Cut on Converse: every chunk is yielded, then ConnectionError (no messageStop)."""
     plan = PLANS["single"]
     wire = DIALECT.render(plan, ["truncate_args"])
     _, chat, _ = serve(wire)
@@ -310,7 +310,7 @@ def test_dropped_connection_surfaces_as_a_raw_urllib3_protocol_error(serve):
 
 def test_server_tool_input_becomes_a_nameless_idless_valid_call(serve):
     """Nova's server tools: the start (type server_tool_use) gives no chunk, its input
-    delta does, so the merge holds a call named "" with id None (ToolNode TypeError, R5)."""
+    delta does, so the merge holds a call named "" with id None (ToolNode TypeError)."""
     wire = synthetic(
         START,
         tool_start(
@@ -363,7 +363,7 @@ def test_unknown_event_types_are_skipped_and_unknown_blocks_raise(serve):
 
 
 def test_late_delta_after_block_stop_still_merges_by_index(serve):
-    """B3: a delta for a block after its contentBlockStop is appended to the same index."""
+    """A delta for a block after its contentBlockStop is appended to the same index."""
     wire = synthetic(
         START,
         tool_start(0, toolUseId="tooluse_1", name="get_weather"),

@@ -290,7 +290,7 @@ def chunks_wire(*events: dict[str, Any]) -> Wire:
 
 
 def test_chat_bedrock_ignores_the_input_on_a_tool_use_start(serve):
-    """A6 on Bedrock: ChatAnthropic reads content_block_start.input, ChatBedrock does not,
+    """On Bedrock: ChatAnthropic reads content_block_start.input, ChatBedrock does not,
     so a call whose arguments ride on the start merges with {} arguments, silently."""
     plan = PLANS["single"]
     wire = DIALECT.render(plan, ["input_on_block_start"])
@@ -305,7 +305,7 @@ def test_chat_bedrock_ignores_the_input_on_a_tool_use_start(serve):
 
 
 def test_chat_bedrock_ends_a_truncated_stream_quietly_with_a_valid_cut_call(serve):
-    """T1 on invoke: no message_stop, no exception (ChatBedrockConverse raises instead)."""
+    """Cut on invoke: no message_stop, no exception (ChatBedrockConverse raises instead)."""
     plan = PLANS["single"]
     wire = DIALECT.render(plan, ["truncate_args"])
     _, _, chat, _ = serve(wire)

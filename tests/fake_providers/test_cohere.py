@@ -224,7 +224,7 @@ def test_chat_cohere_astream_drops_arguments_sent_on_tool_call_start() -> None:
 
 
 def test_chat_cohere_astream_raises_when_the_stream_ends_before_message_end() -> None:
-    """T1: astream yields nothing, so langchain-core raises; stream() reports the fragments."""
+    """Cut: astream yields nothing, so langchain-core raises; stream() reports the fragments."""
     wire = DIALECT.render(PLANS["parallel"], ["truncate_args"])
     chunks, error = astream_chat(wire)
     assert (chunks, named(error)) == ([], "ValueError: No generation chunks were returned")
@@ -348,7 +348,7 @@ def expected_summary(
     args = {n: json.dumps(c.args, ensure_ascii=False) for n, c in enumerate(plan.calls)}
     if "ascii_escapes" in quirks:
         args = {n: json.dumps(c.args) for n, c in enumerate(plan.calls)}
-    if "empty_args" in quirks:  # A1-style: no argument text at all for a {} call
+    if "empty_args" in quirks:  # no argument text at all for a {} call
         args = {n: "" if text == "{}" else text for n, text in args.items()}
     return types, args, {n: c.name for n, c in enumerate(plan.calls)}
 

@@ -31,8 +31,6 @@ FACADE = [
     "add_respx_routes",
     "decode_sse",
     "dialect_names",
-    "differential",
-    "differential_table",
     "get_dialect",
     "patch_httpx",
     "patch_httpx2",

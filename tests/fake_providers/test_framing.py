@@ -345,7 +345,7 @@ def test_dialects_apply_wire_quirks_from_names_and_mappings() -> None:
     assert reference_merge(dialect.parse(quirked.body)).calls() == PLAN.expected_calls()
 
 
-# --- what the official openai SDK does with them (S2, S4-S10, T1, T3) ----------------
+# --- what the official openai SDK does with them (framing, cuts, error envelopes) ----------------
 
 
 def sdk_calls(wire_or_plan: Any, quirks: Sequence[Any] = ()) -> list[dict[str, Any]]:

@@ -204,7 +204,7 @@ def test_gemini_3_text_blocks_shift_the_call_indexes():
 
 
 def test_missing_ids_become_fresh_uuids_in_the_adapter():
-    """G1: no id on the wire -> a new uuid4 per call and per run; pairing still works."""
+    """No id on the wire -> a new uuid4 per call and per run; pairing still works."""
     plan = PLANS["two_calls"]
     wire = DIALECT.render(plan, ["missing_id"])
     runs = [functools.reduce(operator.add, stream_chat(wire, plan)[0]) for _ in range(2)]
@@ -227,7 +227,7 @@ def test_partial_args_adapter_reads_every_part_as_a_call():
 
 
 def test_lower_final_prompt_count_is_compensated_by_the_adapter():
-    """G4: the adapter subtracts cumulative usage and trusts the lowered prompt count."""
+    """The adapter subtracts cumulative usage and trusts the lowered prompt count."""
     plan = PLANS["two_calls"]
     wire = DIALECT.render(plan, [{"kind": "lower_final_prompt_count", "by": 7}])
     merged = functools.reduce(operator.add, stream_chat(wire, plan)[0])

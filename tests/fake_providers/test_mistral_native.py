@@ -145,7 +145,7 @@ def test_calls_arrive_whole_with_the_plan_ids_and_usage_on_the_last_chunk() -> N
 
 
 def test_missing_id_at_index_zero_gets_a_minted_id_at_other_indexes_none() -> None:
-    """M2: ChatMistralAI mints a uuid only when both id and index are falsy."""
+    """ChatMistralAI mints a uuid only when both id and index are falsy."""
     wire = DIALECT.render(PLANS["parallel"], ["missing_id"])
     chunks, _ = stream_chat(wire)
     ids = [c["id"] for m in chunks for c in m.tool_call_chunks]

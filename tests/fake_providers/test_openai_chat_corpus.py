@@ -88,7 +88,7 @@ def test_parse_equals_chat_openai_on_a_recording(record: dict[str, Any]) -> None
     body = record["response_body"].encode("utf-8")
     reading = read_chat_stream(body)
     _assert_same_reading(reading, (body,))
-    if reading.error is None:  # the recorded calls come out (names may be doubled, R2)
+    if reading.error is None:  # the recorded calls come out (names may be doubled)
         merged = reference_merge(reading.deltas)
         names = [c["name"] or "" for c in [*merged.tool_calls, *merged.invalid_tool_calls]]
         assert all(any(o in n for n in names) for o in record["observed"]["tool_names"])
@@ -251,7 +251,7 @@ def test_parse_equals_chat_openai_on_edge_bodies(body: bytes, error: str | None)
 
 @pytest.mark.parametrize(("body", "error"), list(BODIES.values()), ids=list(BODIES))
 def test_read_boundaries_do_not_change_the_reading(body: bytes, error: str | None) -> None:
-    """Split every body into one-byte reads: CRLF and UTF-8 split across reads (S4-S7)."""
+    """Split every body into one-byte reads: CRLF and UTF-8 split across reads."""
     reads = tuple(body[n : n + 1] for n in range(len(body)))
     _assert_same_reading(read_chat_stream(body), reads)
 

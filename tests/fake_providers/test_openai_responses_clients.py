@@ -184,7 +184,7 @@ def _expected_final_calls(plan: Plan, quirks: tuple[str, ...], seed: int) -> lis
 
 
 def _adapter_is_lossless(plan: Plan, quirks: tuple[str, ...]) -> bool:
-    """Lossless for langchain-core, and not interleaved (the adapter re-indexes, RS2)."""
+    """Lossless for langchain-core, and not interleaved (the adapter re-indexes)."""
     stream = stream_plan(plan, [q for q in quirks if parse_quirk(q).stage.name != "EVENTS"])
     events_lossless = all(parse_quirk(q).lossless for q in quirks)
     interleaved = "interleave_calls" in quirks and len(plan.calls) > 1
@@ -384,7 +384,7 @@ def test_pin_response_failed_raises_with_the_error_object() -> None:
 
 
 def test_pin_truncated_stream_gives_a_valid_call_with_cut_arguments() -> None:
-    """T1 on this wire: EOF mid-arguments, langchain-core closes the string."""
+    """On this wire: EOF mid-arguments, langchain-core closes the string."""
     wire = DIALECT.render(PLANS["single"], ["truncate_args"])
     chunks, error = _stream(_chat_model(wire))
     assert error is None

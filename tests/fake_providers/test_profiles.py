@@ -68,7 +68,7 @@ class Pin:
 
 def _prompt_filter_first(chunks: list[Any], body: bytes) -> None:
     assert body.startswith(b'data: {"choices":[],"created":0,"id":"","model":"","object":""')
-    assert chunks[0].content == "" and not chunks[0].tool_call_chunks  # AZ1: an empty chunk
+    assert chunks[0].content == "" and not chunks[0].tool_call_chunks  # Azure: an empty chunk
 
 
 def _usage_added_up(chunks: list[Any], body: bytes) -> None:
@@ -96,7 +96,7 @@ def _model_name_doubled(chunks: list[Any], body: bytes) -> None:
 
 
 def _keepalive_first(chunks: list[Any], body: bytes) -> None:
-    assert body.startswith(b": OPENROUTER PROCESSING\n\n")  # OR1: the SDK skips comments
+    assert body.startswith(b": OPENROUTER PROCESSING\n\n")  # the SDK skips comments
     assert b'"native_finish_reason":"tool_calls"' in body
 
 
@@ -315,7 +315,7 @@ def _stream(
 
 
 def test_azure_content_filter_cuts_the_call_and_names_the_filtered_category() -> None:
-    """AZ3: the filter stops the arguments; the call still counts as valid."""
+    """The filter stops the arguments; the call still counts as valid."""
     plan = Plan(calls=(PlannedCall(name="search", args={"q": "lock picking"}, id="c1"),))
     plan = plan.model_copy(update={"finish": "content_filter"})
     chunks, error, body = _stream("azure", plan, [{"kind": "truncate_args", "at": "string"}])

@@ -14,9 +14,9 @@ import pytest
 from tooltape.cassettes import get_scenario
 from tooltape.harness import Plan
 from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
-from tooltape.plugin.cli import matrix_run
-from tooltape.plugin.cli.adapters import Adapter, Merged
-from tooltape.plugin.cli.expect import Expectations
+from tooltape.plugin._engine import run as matrix_run
+from tooltape.plugin._engine.expectations import Expectations
+from tooltape.plugin._engine.subjects import Adapter, Merged
 
 
 def _spin(_client: object, plan: Plan) -> Merged:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tooltape.fake_providers._differential import dialects_without_accumulators
+from tooltape.plugin._engine.differential import dialects_without_accumulators
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +48,7 @@ def test_unknown_scenario_is_one_line_and_exit_2():
 def test_langchain_core_not_as_pinned_exits_1_and_names_the_cell(tmp_path):
     import yaml
 
-    from tooltape.plugin.cli.reference_pins import bundled_reference_path
+    from tooltape.plugin._engine.reference_pins import bundled_reference_path
 
     document = yaml.safe_load(bundled_reference_path().read_text(encoding="utf-8"))
     for group in document["cells"]["shared_index_idless"]:

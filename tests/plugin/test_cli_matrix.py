@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -120,36 +120,16 @@ class _Cells(HTMLParser):
             self._in_code = False
 
 
-def _chromium() -> str | None:
-    return next(
-        (p for n in ("chromium", "chromium-browser", "google-chrome") if (p := shutil.which(n))),
-        None,
-    )
-
-
 def test_the_html_page_renders_one_grid_cell_per_scenario_and_dialect(
-    full_run: tuple[dict[str, Any], Path], tmp_path: Path
+    full_run: tuple[dict[str, Any], Path],
+    headless_chromium: Callable[[str], subprocess.CompletedProcess[str]],
 ) -> None:
-    browser = _chromium()
-    if browser is None:
-        pytest.skip(
-            "no chromium, chromium-browser or google-chrome on PATH: "
-            "install one (Debian/Ubuntu: apt-get install chromium)"
-        )
     _, page = full_run
     text = page.read_text(encoding="utf-8")
     for external in ("<script", "<link", "<img", " src=", "@import", "url("):
         assert external not in text  # self-contained: inline CSS, no assets, no scripts
     assert not re.search(r' href="(?!#)', text)  # links stay on the page
-    dumped = subprocess.run(
-        [
-            browser, "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-            "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri(),
-        ],
-        capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
+    dumped = headless_chromium(page.as_uri())
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     parser = _Cells()
     parser.feed(dumped.stdout)
@@ -299,7 +279,7 @@ def test_the_table_has_a_legend_and_the_grid_names_whose_mark_is_whose(tmp_path:
 
 
 def test_every_subject_has_its_own_key_letter() -> None:
-    from tooltape.plugin.cli.adapters import adapter_names
+    from tooltape.plugin._engine.subjects import adapter_names
     from tooltape.plugin.cli.legend import SUBJECT_KEYS
 
     assert set(SUBJECT_KEYS) == set(adapter_names())

@@ -8,10 +8,10 @@ import shlex
 from click.testing import CliRunner
 
 from tooltape.cassettes import get_scenario
+from tooltape.plugin._engine.expectations import load_expectations
+from tooltape.plugin._engine.run import run_matrix
 from tooltape.plugin.cli import cli
-from tooltape.plugin.cli.expect import load_expectations
 from tooltape.plugin.cli.findings import findings
-from tooltape.plugin.cli.matrix_run import run_matrix
 
 
 def test_each_finding_reruns_to_the_same_status_with_its_own_command() -> None:

@@ -15,8 +15,8 @@ import pytest
 
 from tooltape.cassettes import get_scenario
 from tooltape.fake_providers import get_dialect
-from tooltape.plugin.cli.expect import load_expectations
-from tooltape.plugin.cli.matrix_run import Cell, run_matrix, skipped_subjects, subjects_for
+from tooltape.plugin._engine.expectations import load_expectations
+from tooltape.plugin._engine.run import Cell, run_matrix, skipped_subjects, subjects_for
 
 SCENARIOS = ["openai_golden", "repeated_name", "split_name", "missing_id", "truncated_mid_string"]
 DIALECTS = ["openai_chat", "anthropic_messages", "gemini", "cohere_v2"]

@@ -16,9 +16,8 @@ import pytest
 from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers import get_dialect
 from tooltape.harness import Plan
-from tooltape.plugin.cli.adapters import Adapter, Merged
-from tooltape.plugin.cli.expect import Expectation, Expectations
-from tooltape.plugin.cli.matrix_run import (
+from tooltape.plugin._engine.expectations import Expectation, Expectations
+from tooltape.plugin._engine.run import (
     _PREPARED_AHEAD,
     Cell,
     Result,
@@ -27,6 +26,7 @@ from tooltape.plugin.cli.matrix_run import (
     _staged,
     run_matrix,
 )
+from tooltape.plugin._engine.subjects import Adapter, Merged
 
 
 def test_cells_come_in_scenario_then_dialect_order_across_blocks() -> None:

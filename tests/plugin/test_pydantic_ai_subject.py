@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from tooltape.cassettes import get_scenario
-from tooltape.plugin.cli.expect import load_expectations
-from tooltape.plugin.cli.matrix_run import Cell, Result, _align_generated_ids, run_matrix
+from tooltape.plugin._engine.expectations import load_expectations
+from tooltape.plugin._engine.run import Cell, Result, _align_generated_ids, run_matrix
 
 pytest.importorskip("pydantic_ai", reason="pydantic-ai is in the subjects extra")
 

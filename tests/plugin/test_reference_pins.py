@@ -21,9 +21,8 @@ import yaml
 from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers import dialect_names
 from tooltape.harness import TooltapeUsageError
-from tooltape.plugin.cli.expect import Expectations
-from tooltape.plugin.cli.matrix_run import Cell, Result, run_matrix
-from tooltape.plugin.cli.reference_pins import (
+from tooltape.plugin._engine.expectations import Expectations
+from tooltape.plugin._engine.reference_pins import (
     ReferencePins,
     bundled_reference_path,
     check_pinned_names,
@@ -31,6 +30,7 @@ from tooltape.plugin.cli.reference_pins import (
     load_reference_pins,
     updated_reference,
 )
+from tooltape.plugin._engine.run import Cell, Result, run_matrix
 
 TOOLTAPE = Path(sys.executable).parent / "tooltape"
 SCENARIOS = ["shared_index_idless", "truncated_mid_string", "framing_close_mid_event"]

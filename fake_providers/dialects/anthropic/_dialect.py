@@ -23,18 +23,19 @@ last fragment. ``Fragment.index`` is unused: the wire index is the block positio
 
 Quirks: the argument-text quirks are expressible (``split_args``,
 ``whole_args``, ``whole_call``, ``split_inside_escapes``, ``ascii_escapes``,
-``empty_args`` A1, ``malformed_args`` / ``non_object_args`` A3,
-``truncate_args`` A3/A5, ``cumulative_args``: each ``partial_json`` repeats the
-prefix), and so is ``duplicate_ids``. ``interleave_calls`` is rendered
-faithfully though Anthropic never sends it (Claude on Bedrock does, B3): several
-tool_use blocks stay open and deltas of different indexes alternate. Quirks that
-put the name or id on other chunks or change the index cannot be said here (the
-name and id ride once on the start, the index is the position): they raise
+``empty_args`` (argument-less tools), ``malformed_args`` / ``non_object_args`` and
+``truncate_args`` (fine-grained tool streaming; a proxy's cut), ``cumulative_args``:
+each ``partial_json`` repeats the prefix), and so is ``duplicate_ids``.
+``interleave_calls`` is rendered faithfully though Anthropic never sends it (Claude
+on Bedrock does): several tool_use blocks stay open and deltas of different indexes
+alternate. Quirks that put the name or id on other chunks or change the index
+cannot be said here (the name and id ride once on the start, the index is the position): they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk and dialect
 (``INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
 EVENTS quirks (``ping_events``, ``json_padding``, ``no_json_padding``,
 ``no_empty_partial_json``, ``input_on_block_start``) add pings, set or drop the
-live API's padding (padded by default), and give the A1 and A6 shapes.
+live API's padding (padded by default), and give the other shape of an
+argument-less call and the arguments already parsed on the start.
 
 Finish: ``tool_calls``/``stop``/``length``/``content_filter`` become
 ``tool_use``/``end_turn``/``max_tokens``/``refusal``. ``eof`` ends after the last
@@ -144,7 +145,7 @@ class AnthropicNoEmptyPartialJson(Quirk):
     """Leave out the empty first ``partial_json`` after a tool_use start.
 
     With ``empty_args`` an argument-less call then has no ``input_json_delta``
-    at all, the other A1 shape.
+    at all, the other shape Anthropic streams an argument-less call in.
     """
 
     kind: Literal["no_empty_partial_json"] = "no_empty_partial_json"

@@ -21,8 +21,9 @@ Fragments map to blocks by ``Fragment.call``: a call's block opens at its first
 fragment, each fragment's argument text is one ``toolUse.input`` delta (the
 header's ``""`` is the empty first input real Claude streams start with;
 ``no_empty_tool_input`` drops it, and with ``empty_args`` a call then has no
-delta at all, B1), and the block stops after its last fragment. Blocks stay
-open together under ``interleave_calls`` (B3, real on Bedrock). Quirks that put
+delta at all, as Bedrock streams argument-less tools), and the block stops after
+its last fragment. Blocks stay open together under ``interleave_calls`` (as Bedrock
+streams them). Quirks that put
 the name or id on other chunks, or change or drop the index, cannot be said
 here and raise :class:`~tooltape.harness.TooltapeUsageError`.
 
@@ -99,7 +100,7 @@ _CALL_ID = IdShape("bedrock_converse", "tooluse_", URLSAFE, 22)
 
 
 class BedrockNoEmptyToolInput(Quirk):
-    """Leave out the empty first ``toolUse.input`` delta of each tool block (B1 with empty_args).
+    """Leave out the empty first ``toolUse.input`` delta of each tool block.
 
     With ``empty_args`` an argument-less call is then a ``contentBlockStart``
     followed by ``contentBlockStop``: no delta at all.

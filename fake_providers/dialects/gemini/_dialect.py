@@ -218,7 +218,7 @@ class _Frames:
         return usage
 
     def with_finish(self) -> list[tuple[list[Part] | None, str | None]]:
-        """Each frame's parts (``None``: no content) and ``finishReason`` (G2 placements)."""
+        """Each frame's parts (``None``: no content) and ``finishReason`` (where ``STOP`` goes)."""
         out: list[tuple[list[Part] | None, str | None]] = [(p, None) for p in self.content()]
         finish = _FINISH_REASONS.get(self.stream.finish)
         if finish is None:  # eof and error: the stream stops before any finish

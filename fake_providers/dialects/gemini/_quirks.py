@@ -113,7 +113,7 @@ class SignatureOnlyPart(GeminiEventQuirk):
 
 
 class LowerFinalPromptCount(GeminiEventQuirk):
-    """Lower the cumulative ``promptTokenCount`` on the last frame (Gemini 2.0, G4)."""
+    """Lower the cumulative ``promptTokenCount`` on the last frame (Gemini 2.0)."""
 
     kind: Literal["lower_final_prompt_count"] = "lower_final_prompt_count"
     cites: ClassVar[tuple[str, ...]] = (

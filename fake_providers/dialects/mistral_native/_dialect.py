@@ -24,7 +24,7 @@ wire as Mistral's own clients meet it, parsed as ``ChatMistralAI`` (not
 Ids: Mistral mints 9 letters and digits (``D681PevKs``); the ids a plan numbered
 (``call_<n>``) go on the wire in that shape, ids the plan was given as they are
 (:meth:`validate` answers a replayed id of any other shape with Mistral's 400,
-M1, and ChatMistralAI rewrites ids to that shape before it replays them). The
+and ChatMistralAI rewrites ids to that shape before it replays them). The
 request's ``model`` is echoed in every chunk. Quirks needing
 argument text, names or ids spread over chunks cannot be said on this wire and
 raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``).

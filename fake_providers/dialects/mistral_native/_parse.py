@@ -9,7 +9,7 @@ each remaining chunk becomes one ``AIMessageChunk``. Its ``tool_call_chunks``
 come from ``_convert_chunk_to_message_chunk``: for each ``delta.tool_calls``
 entry, name and arguments text from ``function``, ``index`` as sent, and the
 wire's id, except that an entry with neither a truthy index nor an id gets a
-fresh ``uuid4().hex`` (M2: an index-0 continuation gets a foreign id). An entry
+fresh ``uuid4().hex`` (so an index-0 continuation gets a foreign id). An entry
 without ``function`` raises ``KeyError``, which the adapter swallows, keeping the
 entries before it. parse mints deterministic uuid4-shaped 32-hex stand-ins for those uuids,
 so compare minted ids by position, never by value. langchain-core's empty

@@ -93,8 +93,8 @@ INEXPRESSIBLE = {
     "changing_id": _WHOLE + ", so it has one id",
     "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
     "interleave_calls": _WHOLE + ", so calls cannot interleave",
-    "shared_index": "function.index is the call's position in the response; OL2 is the "
-    "OpenAI-compatible endpoint's quirk (render it with the openai_chat dialect)",
+    "shared_index": "function.index is the call's position in the response; a shared index "
+    "is the OpenAI-compatible endpoint's quirk (render it with the openai_chat dialect)",
     "index_offset": "function.index is the call's position in the response",
 }
 

@@ -147,7 +147,7 @@ class NoCallType(ChatEventQuirk):
 
 
 class IdInFunction(ChatEventQuirk):
-    """Nest the call id inside ``function`` (L1, llama.cpp before #13800).
+    """Nest the call id inside ``function`` (llama.cpp before ggml-org/llama.cpp#13800).
 
     The openai SDK and ChatOpenAI never look there: every call arrives without an id.
     """

@@ -228,7 +228,7 @@ PROFILES: tuple[Profile, ...] = (
         ),
         "https://api.mistral.ai/v1",
         "Mistral La Plateforme: every call whole, all in one chunk with no index and no "
-        "type, 9-character ids (M1; plan ids in that format pass unchanged), finish_reason "
+        "type, 9-character ids (plan ids in that format pass unchanged), finish_reason "
         "and usage on that chunk, no usage elsewhere (corpus: magentic, openinference).",
         claims=("mistral",),
     ),
@@ -246,7 +246,7 @@ PROFILES: tuple[Profile, ...] = (
         "http://127.0.0.1:11434/v1",
         "Ollama's OpenAI-compatible endpoint: whole calls, role and content on every "
         'delta (content "" beside calls), reasoning deltas, no usage (corpus: activeagent, '
-        "magentic; older servers also drop the index, OL1).",
+        "magentic; servers before 0.4.7 also drop the index).",
         claims=("ollama",),
     ),
     Profile(

@@ -54,7 +54,7 @@ _Events = list[ProviderEvent]
 class SortedKeys(ChatEventQuirk):
     """Send every JSON object with its keys in alphabetical order (Azure, Gemini compat).
 
-    Both serialise that way (corpus recordings, AZ1's capture). JSON readers do
+    Both serialise that way (their recordings in tests/corpus). JSON readers do
     not see it; byte-level comparisons and hand-written parsers do.
     """
 

@@ -136,9 +136,9 @@ class AzureAnnotationFrames(ChatEventQuirk):
 class OpenRouterFields(ChatEventQuirk):
     """OpenRouter's additions: ``provider`` and each choice's ``native_finish_reason``.
 
-    ``native_finish_reason`` repeats ``finish_reason`` unless set: OR3's
-    ``"max_tokens"`` behind a ``tool_calls`` finish. OpenRouter's own usage chunk
-    carries no ``system_fingerprint``.
+    ``native_finish_reason`` repeats ``finish_reason`` unless set (OpenRouter can
+    report ``"max_tokens"`` there behind a ``tool_calls`` finish). OpenRouter's own
+    usage chunk carries no ``system_fingerprint``.
     """
 
     kind: Literal["openrouter_fields"] = "openrouter_fields"

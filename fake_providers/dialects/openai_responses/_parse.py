@@ -15,7 +15,7 @@ Responses quirks visible (https://github.com/BerriAI/litellm/issues/27144, https
   ``custom_tool_call`` yields one chunk, from its ``output_item.done``). Its
   ``function_call_arguments.done`` yields nothing up to langchain-openai 1.7; from
   1.8.1 on, it yields the part of its ``arguments`` the deltas did not stream (all
-  of them when none came: RS1), so the reading follows the installed release;
+  of them when none came, as some models send them), so the reading follows the installed release;
 * the chunk ``index`` grows by one whenever the event's ``output_index`` (or,
   for text, its ``content_index``) differs from the previous indexed event's,
   so interleaved items split into several chunk indexes.

@@ -7,8 +7,10 @@ dialect declares (:attr:`Dialect.accumulators`): openai's
 ``ChatCompletionStreamState`` and ``ResponseStreamState``, anthropic's
 ``MessageStream`` (on Anthropic and, through ``AnthropicBedrock``, on Bedrock
 invoke), LiteLLM's ``stream_chunk_builder`` when LiteLLM is installed. The SDKs
-read the bytes over :class:`FakeTransport`, so their real decoders run; a
-dialect without an accumulator says why (:func:`dialects_without_accumulators`).
+read the bytes from the matrix engine's fake providers (its ``_Stage``: the
+same serving, clients and transports as ``tooltape matrix``), so their real
+decoders run; a dialect without an accumulator says why
+(:func:`dialects_without_accumulators`).
 Each result holds the calls as ``{name, args, id}`` (``args`` that are not a
 JSON object stay as the raw value the accumulator left), or the exception it
 raised, or why it was skipped.
@@ -24,12 +26,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
+from tooltape.fake_providers import Wire, dialect_names, get_dialect
 from tooltape.fake_providers._integration import Accumulator
-from tooltape.fake_providers._provider import FakeProvider
-from tooltape.fake_providers._registry import dialect_names, get_dialect
-from tooltape.fake_providers._respx import patch_httpx
-from tooltape.fake_providers._wire import Wire
 from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
     Plan,
@@ -41,6 +39,8 @@ from tooltape.harness import (
     stream_plan,
 )
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.plugin._engine.run import _Stage, _staged
+from tooltape.plugin._engine.subjects import accumulator_adapter
 
 __all__ = [
     "LANGCHAIN",
@@ -221,31 +221,22 @@ def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None
     return calls, error
 
 
-def _accumulate(dialect: str, accumulator: Accumulator, wire: Wire) -> list[ToolCallDict]:
-    """Run ``accumulator`` on ``wire``, its SDK client reading over :class:`FakeTransport`."""
-    import httpx2
-
-    provider = FakeProvider(dialect).stream(wire)
-    with (  # accumulators that build their own clients (LiteLLM) reach it through the patches
-        patch_httpx2(provider),
-        patch_httpx(provider),
-        httpx2.Client(transport=FakeTransport(provider)) as sync_client,
-    ):
-        # an asyncio library's client: its transport holds no connection, nothing to close
-        http_client = (
-            httpx2.AsyncClient(transport=FakeTransport(provider))
-            if accumulator.asynchronous
-            else sync_client
-        )
-        client = accumulator.client(provider.base_url, http_client)
-        return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
+def _accumulate(
+    stage: _Stage, dialect: str, accumulator: Accumulator, wire: Wire
+) -> list[ToolCallDict]:
+    """Run ``accumulator`` on ``wire``: its SDK client reads it from the engine's fake provider."""
+    adapter = accumulator_adapter(accumulator, dialect)
+    resolved = get_dialect(dialect)
+    client = stage.client(adapter, resolved)
+    stage.serve(adapter, resolved, wire)
+    return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
 
 
 def _accumulator_names(dialect: str) -> list[str]:
     return [LANGCHAIN, *(a.name for a in get_dialect(dialect).accumulators)]
 
 
-def _run_dialect(dialect: str, wire: Wire) -> list[AccumulatorResult]:
+def _run_dialect(stage: _Stage, dialect: str, wire: Wire) -> list[AccumulatorResult]:
     calls, error = _langchain(dialect, wire)
     results = [AccumulatorResult(LANGCHAIN, dialect, calls, error)]
     for accumulator in get_dialect(dialect).accumulators:
@@ -258,7 +249,7 @@ def _run_dialect(dialect: str, wire: Wire) -> list[AccumulatorResult]:
             continue
         try:
             results.append(
-                AccumulatorResult(name, dialect, _accumulate(dialect, accumulator, wire))
+                AccumulatorResult(name, dialect, _accumulate(stage, dialect, accumulator, wire))
             )
         except Exception as raised:
             message = " ".join(str(raised).split())[:160]
@@ -287,6 +278,17 @@ def differential(
     Returns:
         The row; a dialect that cannot express the quirks gives skipped results.
     """
+    with _staged(needs_server=False) as stage:
+        return _differential(stage, scenario_or_plan, dialects, quirks, seed)
+
+
+def _differential(
+    stage: _Stage,
+    scenario_or_plan: Scenario | Plan,
+    dialects: Sequence[str] | None,
+    quirks: Iterable[Any] = (),
+    seed: int | None = None,
+) -> DifferentialRow:
     if isinstance(scenario_or_plan, Scenario):
         name, plan = scenario_or_plan.name, scenario_or_plan.plan
         all_quirks = [*scenario_or_plan.quirks, *quirks]
@@ -304,7 +306,7 @@ def differential(
                 AccumulatorResult(a, dialect, skipped=reason) for a in _accumulator_names(dialect)
             ]
             continue
-        results += _run_dialect(dialect, wire)
+        results += _run_dialect(stage, dialect, wire)
     chunk_quirks = [q for q in map(parse_quirk, all_quirks) if q.stage < Stage.EVENTS]
     lossless = stream_plan(plan, chunk_quirks, seed=seed).lossless
     return DifferentialRow(name, plan.expected_calls(), lossless, tuple(results))
@@ -313,8 +315,9 @@ def differential(
 def differential_table(
     scenarios: Iterable[Scenario | Plan], *, dialects: Sequence[str] | None = None
 ) -> list[DifferentialRow]:
-    """:func:`differential` for each scenario, in order."""
-    return [differential(scenario, dialects=dialects) for scenario in scenarios]
+    """:func:`differential` for each scenario, in order (one engine stage serves them all)."""
+    with _staged(needs_server=False) as stage:
+        return [_differential(stage, scenario, dialects) for scenario in scenarios]
 
 
 def render_differential(rows: Iterable[DifferentialRow]) -> str:

@@ -30,7 +30,15 @@ from tooltape.fake_providers import get_dialect
 from tooltape.fake_providers._integration import Accumulator, RawCall
 from tooltape.harness import Plan
 
-__all__ = ["Adapter", "Merged", "adapter_names", "adapters", "tools_for"]
+__all__ = [
+    "Adapter",
+    "Merged",
+    "accumulator_adapter",
+    "adapter_names",
+    "adapters",
+    "split_calls",
+    "tools_for",
+]
 
 Merged = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 """What a subject made of a turn: valid calls ``{name, args, id}``, invalid calls likewise."""
@@ -162,7 +170,9 @@ def _chat_model(dialect: str, base_url: str) -> _Bindings:
     return _Bindings(model)
 
 
-def _accumulator_adapter(accumulator: Accumulator, dialect: str) -> Adapter:
+def accumulator_adapter(accumulator: Accumulator, dialect: str) -> Adapter:
+    """The matrix row of one accumulator a dialect declares."""
+
     def build(_dialect: str, base_url: str) -> Any:
         return accumulator.client(base_url, _shared_http()[accumulator.asynchronous])
 
@@ -196,7 +206,7 @@ def adapters() -> tuple[Adapter, ...]:
         )
         rows.append(row)
         for name in names:
-            rows += [_accumulator_adapter(a, name) for a in get_dialect(name).accumulators]
+            rows += [accumulator_adapter(a, name) for a in get_dialect(name).accumulators]
     return tuple(rows)
 
 

@@ -48,9 +48,9 @@ from tooltape.harness import (
     reference_merge,
 )
 from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
-from tooltape.plugin.cli.adapters import Adapter, Merged, adapters
-from tooltape.plugin.cli.expect import Expectations
-from tooltape.plugin.cli.reference_pins import ReferencePins
+from tooltape.plugin._engine.expectations import Expectations
+from tooltape.plugin._engine.reference_pins import ReferencePins
+from tooltape.plugin._engine.subjects import Adapter, Merged, adapters
 
 __all__ = [
     "DEFAULT_CELL_MEMORY",

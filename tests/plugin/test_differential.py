@@ -13,7 +13,8 @@ import pytest
 
 from tooltape.cassettes import bundled_scenarios, get_scenario
 from tooltape.fake_providers import dialect_names
-from tooltape.fake_providers._differential import (
+from tooltape.harness import Plan, TooltapeUsageError
+from tooltape.plugin._engine.differential import (
     LANGCHAIN,
     DifferentialRow,
     dialects_without_accumulators,
@@ -22,7 +23,6 @@ from tooltape.fake_providers._differential import (
     differential_table,
     render_differential,
 )
-from tooltape.harness import Plan, TooltapeUsageError
 
 CHAT_STATE = "openai.ChatCompletionStreamState"
 MESSAGE_STREAM = "anthropic.MessageStream"
