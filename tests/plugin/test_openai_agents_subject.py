@@ -16,8 +16,8 @@ import pytest
 
 from tooltape.cassettes import get_scenario
 from tooltape.fake_providers import get_dialect
-from tooltape.plugin.cli.expect import load_expectations
-from tooltape.plugin.cli.matrix_run import (
+from tooltape.plugin._engine.expectations import load_expectations
+from tooltape.plugin._engine.run import (
     Cell,
     Result,
     run_matrix,
