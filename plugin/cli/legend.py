@@ -50,6 +50,10 @@ SUBJECT_KEYS = {
     "litellm": "M",
     "pydantic-ai": "P",
     "openai-agents": "N",
+    "google-genai-sdk": "E",
+    "mistralai-sdk": "D",
+    "cohere-sdk": "V",
+    "ollama-sdk": "Z",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 
