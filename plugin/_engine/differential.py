@@ -223,7 +223,8 @@ def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None
 
 
 _adapter = functools.cache(accumulator_adapter)
-"""One adapter per accumulator and dialect, kept alive: the stage caches clients by its id()."""
+"""One adapter per accumulator and dialect: the stage keys its clients by the adapter's
+id, which a new adapter per stream could take over from a collected one (and its client)."""
 
 
 def _accumulate(

@@ -49,6 +49,11 @@ SUBJECT_KEYS = {
     "langchain-mistralai": "T",
     "litellm": "M",
     "pydantic-ai": "P",
+    "openai-agents": "N",
+    "google-genai-sdk": "E",
+    "mistralai-sdk": "D",
+    "cohere-sdk": "V",
+    "ollama-sdk": "Z",
     "haystack": "H",
     "smolagents": "F",
 }

@@ -8,6 +8,7 @@ from typing import Any
 from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers._smolagents import (
     SMOLAGENTS_INSTALL,
@@ -85,6 +86,7 @@ class OpenAIChatIntegration(Integration):
             install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
+        openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
         Accumulator(
             "haystack.OpenAIChatGenerator",
             "haystack",
