@@ -53,17 +53,20 @@ def oldest(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", *session.posargs)
 
 
-SUBJECT_TESTS = ("tests/plugin/test_matrix_litellm.py",)
-"""The modules that need the subjects extra (``grep -rl importorskip..litellm tests``)."""
+SUBJECT_TESTS = (
+    "tests/plugin/test_matrix_litellm.py",
+    "tests/plugin/test_openai_agents_subject.py",
+)
+"""The modules that need the subjects extra (their libraries are not in ``test``)."""
 
 
 @nox.session
 def subjects(session: nox.Session) -> None:
-    """The subjects extra's libraries (LiteLLM) as matrix subjects: their tests and matrix."""
+    """The subjects extra's libraries (LiteLLM, openai-agents) as matrix subjects: tests, matrix."""
     session.install(".[test,subjects]")
     show_versions(session)
     session.run("python", "-m", "pytest", *SUBJECT_TESTS, *session.posargs)
-    session.run("tooltape", "matrix", "--adapters", "reference,litellm")
+    session.run("tooltape", "matrix", "--adapters", "reference,litellm,openai-agents")
 
 
 @nox.session

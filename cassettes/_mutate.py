@@ -79,6 +79,7 @@ def _variant(
                 response.body, framing, path=cassette.path, interaction=index, aborted=aborted
             )
             plan = plan_from_recording(
+                chosen,
                 chosen.parse(response.body),
                 events,
                 searchable(response.body, chosen.framing),

@@ -23,10 +23,20 @@ from typing import Any, ClassVar, Literal, TypeVar
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import IdShape, mint_call_id, with_provider_ids
 from tooltape.fake_providers._event_shape import EventShape
+from tooltape.fake_providers._event_text import Piece
 from tooltape.fake_providers._integration import Integration
 from tooltape.fake_providers._sse import encode_ndjson, encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk, Stage, parse_quirk, stream_plan
+from tooltape.harness import (
+    Deltas,
+    Finish,
+    Plan,
+    PlannedStream,
+    Quirk,
+    Stage,
+    parse_quirk,
+    stream_plan,
+)
 from tooltape.harness._errors import TooltapeUsageError
 
 __all__ = ["Dialect", "EventQuirks", "ProviderEvent", "path_pattern"]
@@ -138,6 +148,22 @@ class Dialect(Integration, ABC):
     @abstractmethod
     def parse(self, body: bytes) -> Deltas:
         """The deltas the provider's reference LangChain adapter builds from these bytes."""
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """What one streamed event's decoded payload says besides tool-call fragments.
+
+        The text and reasoning it carries, in order, and ``("tool", "")`` when it
+        starts or carries a tool call: how a recording's plan gets its text before
+        and after the calls (``tooltape.cassettes.mutate``). The base reads nothing.
+        """
+        return []
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """The finish a streamed event's decoded payload reports, when it is not ``stop``.
+
+        ``length`` (a token limit) or ``content_filter``; ``None`` for anything else.
+        """
+        return None
 
     @abstractmethod
     def validate(self, request: ProviderRequest) -> ProviderError | None:

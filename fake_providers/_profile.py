@@ -10,9 +10,10 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import request_body
+from tooltape.fake_providers._event_text import Piece
 from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.harness import Deltas, Plan, PlannedStream, Quirk
+from tooltape.harness import Deltas, Finish, Plan, PlannedStream, Quirk
 
 __all__ = ["ProfileDialect"]
 
@@ -44,6 +45,14 @@ class ProfileDialect(Dialect):
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The base dialect's events."""
         return self.base.build_events(stream, quirks)
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """The base dialect's reading."""
+        return self.base.event_pieces(data)
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """The base dialect's reading."""
+        return self.base.event_finish(data)
 
     def parse(self, body: bytes) -> Deltas:
         """The base dialect's reading."""

@@ -18,6 +18,7 @@ raised, or why it was skipped.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from collections.abc import Iterable, Sequence
@@ -221,11 +222,16 @@ def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None
     return calls, error
 
 
+_adapter = functools.cache(accumulator_adapter)
+"""One adapter per accumulator and dialect: the stage keys its clients by the adapter's
+id, which a new adapter per stream could take over from a collected one (and its client)."""
+
+
 def _accumulate(
     stage: _Stage, dialect: str, accumulator: Accumulator, wire: Wire
 ) -> list[ToolCallDict]:
     """Run ``accumulator`` on ``wire``: its SDK client reads it from the engine's fake provider."""
-    adapter = accumulator_adapter(accumulator, dialect)
+    adapter = _adapter(accumulator, dialect)
     resolved = get_dialect(dialect)
     client = stage.client(adapter, resolved)
     stage.serve(adapter, resolved, wire)

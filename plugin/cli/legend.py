@@ -49,6 +49,13 @@ SUBJECT_KEYS = {
     "langchain-mistralai": "T",
     "litellm": "M",
     "pydantic-ai": "P",
+    "openai-agents": "N",
+    "google-genai-sdk": "E",
+    "mistralai-sdk": "D",
+    "cohere-sdk": "V",
+    "ollama-sdk": "Z",
+    "haystack": "H",
+    "smolagents": "F",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 

@@ -391,8 +391,10 @@ def _body(record: dict[str, Any]) -> bytes:
 def _plan(dialect: str, api: str, body: bytes) -> Plan:
     """The recording's plan with its ids left out, so the dialect mints its own."""
     framing = _framing_of(api)
+    reading = get_dialect(dialect)
     recorded = plan_from_recording(
-        get_dialect(dialect).parse(body),
+        reading,
+        reading.parse(body),
         read_events(body, framing, aborted=True),
         searchable(body, framing),
     )

@@ -82,9 +82,10 @@ def test_matrix_cells_hold_the_reference_of_what_the_dialect_parses(
     golden = cells[("openai_golden", "openai_chat")]
     litellm = [("litellm", "pass")] if importlib.util.find_spec("litellm") else []
     pydantic_ai = [("pydantic-ai", "pass")] if importlib.util.find_spec("pydantic_ai") else []
+    libraries = [(n, "pass") for n in ("haystack", "smolagents") if importlib.util.find_spec(n)]
     assert [(r["adapter"], r["status"]) for r in golden["results"]] == [
         ("reference", "pass"), ("langchain-openai", "pass"), ("openai-sdk", "pass"), *litellm,
-        *pydantic_ai,
+        *pydantic_ai, *libraries,
     ]  # fmt: skip
     crash = next(r for r in cells[("no_index_whole_calls", "openai_chat")]["results"]
                  if r["adapter"] == "openai-sdk")  # fmt: skip

@@ -37,6 +37,20 @@ PYDANTIC_AI = {
 }  # fmt: skip
 """pydantic-ai's model classes for the SDK dialects."""
 HAS_PYDANTIC_AI = importlib.util.find_spec("pydantic_ai") is not None
+OPENAI_AGENTS = {"agents.OpenAIChatCompletionsModel", "agents.OpenAIResponsesModel"}
+"""The OpenAI Agents SDK's model classes (the subjects extra only)."""
+HAS_OPENAI_AGENTS = importlib.util.find_spec("agents") is not None
+LIBRARIES = {
+    "haystack": {"haystack.OpenAIChatGenerator", "haystack_integrations.AnthropicChatGenerator"},
+    "smolagents": {"smolagents.OpenAIServerModel"},
+}
+"""The Haystack and smolagents accumulators, by the module each needs (pinned in the matrix)."""
+INSTALLED_LIBRARIES = {
+    name
+    for module, names in LIBRARIES.items()
+    if importlib.util.find_spec(module)
+    for name in names
+}
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +69,9 @@ def rows() -> dict[str, DifferentialRow]:
 
 
 def _sdk_disagreements(row: DifferentialRow) -> list[str]:
-    """The official SDKs' helpers' disagreements (LiteLLM's and pydantic-ai's are pinned apart)."""
-    return [d for d in row.disagreements() if not d.startswith(("litellm", "pydantic_ai"))]
+    """The official SDKs' helpers' disagreements (the libraries' are pinned apart)."""
+    libraries = ("litellm", "pydantic_ai", "agents.", "haystack", "smolagents")
+    return [d for d in row.disagreements() if not d.startswith(libraries)]
 
 
 def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> None:
@@ -68,6 +83,8 @@ def test_a_clean_stream_agrees_everywhere(rows: dict[str, DifferentialRow]) -> N
         LANGCHAIN, CHAT_STATE, MESSAGE_STREAM, f"{MESSAGE_STREAM} (Bedrock)", RESPONSE_STATE,
         *litellm,
         *(PYDANTIC_AI if HAS_PYDANTIC_AI else ()),
+        *(OPENAI_AGENTS if HAS_OPENAI_AGENTS else ()),
+        *INSTALLED_LIBRARIES,
     }  # fmt: skip
     assert all(r.calls == row.expected for r in ran)
     assert all(r.verdict(row.expected) == "= plan" for r in ran)
@@ -94,8 +111,13 @@ def test_a_repeated_name_doubles_in_core_and_in_the_openai_helper(
     row = rows["repeated_name"]
     names = {r.accumulator: r.calls[0]["name"] for r in row.results if r.calls}
     names.pop(LITELLM_OPENAI, None)  # LiteLLM keeps the name once: a disagreement of its own
+    # Haystack concatenates it too; smolagents keeps the last chunk's (matrix_expectations.yaml)
+    assert names.pop("haystack.OpenAIChatGenerator", names[LANGCHAIN]) == names[LANGCHAIN]
+    assert names.pop("smolagents.OpenAIServerModel", "get_weather") == "get_weather"
     # pydantic-ai concatenates the name too
     assert names.pop("pydantic_ai.OpenAIChatModel", names[LANGCHAIN]) == names[LANGCHAIN]
+    # the Agents SDK's stream handler sets the name from each chunk: it stays whole
+    assert names.pop("agents.OpenAIChatCompletionsModel", "get_weather") == "get_weather"
     assert names == {LANGCHAIN: "get_weatherget_weatherget_weather", CHAT_STATE: names[CHAT_STATE]}
     assert names[CHAT_STATE] == names[LANGCHAIN]
     assert _sdk_disagreements(row) == []

@@ -59,6 +59,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
+from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import (
     ARGUMENT_TEXT_QUIRKS,
     FUZZING_ONLY,
@@ -77,6 +78,7 @@ from tooltape.fake_providers.dialects.anthropic._validate import (
 )
 from tooltape.harness import (
     Deltas,
+    Finish,
     Plan,
     PlannedStream,
     Quirk,
@@ -353,6 +355,21 @@ def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:
     return text[:-1] + " " * rng.randint(1, max_spaces) + "}"
 
 
+def anthropic_event_pieces(data: Any) -> list[Piece]:
+    """An Anthropic event's text and thinking deltas, and whether it starts a ``tool_use``."""
+    kind = dig(data, "delta", "type")
+    if kind == "text_delta":
+        return text_piece("text", dig(data, "delta", "text"))
+    if kind == "thinking_delta":
+        return text_piece("reasoning", dig(data, "delta", "thinking"))
+    return [("tool", "")] if dig(data, "content_block", "type") == "tool_use" else []
+
+
+def anthropic_event_finish(data: Any) -> Finish | None:
+    """An Anthropic ``message_delta``'s ``stop_reason`` ``max_tokens``, as ``length``."""
+    return finish_named(dig(data, "delta", "stop_reason"), {"max_tokens": "length"})
+
+
 class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     """Anthropic Messages streaming: SSE with ``event:`` lines, content blocks by index."""
 
@@ -418,6 +435,14 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
             return encode_sse(event.data, event.event)
         text = json.dumps(event.data, ensure_ascii=False, separators=(",", ":"))
         return encode_sse(text, event.event)
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """``text_delta`` and ``thinking_delta`` blocks; a ``tool_use`` block's start."""
+        return anthropic_event_pieces(data)
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """``message_delta``'s ``stop_reason`` ``max_tokens``."""
+        return anthropic_event_finish(data)
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatAnthropic.stream`` yields from ``body``.

@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooltape.fake_providers._haystack import (
+    HAYSTACK_INSTALL,
+    anthropic_generator,
+    generator_turn,
+)
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
@@ -80,6 +85,15 @@ class AnthropicIntegration(Integration):
             "pydantic-ai: a streamed Agent.iter run through AnthropicModel",
             install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
+        ),
+        Accumulator(
+            "haystack_integrations.AnthropicChatGenerator",
+            "haystack",
+            ("haystack", "haystack_integrations.components.generators.anthropic", "anthropic"),
+            anthropic_generator,
+            generator_turn,
+            "haystack: anthropic-haystack's AnthropicChatGenerator.run(tools=...), streaming",
+            install=HAYSTACK_INSTALL,
         ),
     )
 

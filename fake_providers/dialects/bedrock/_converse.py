@@ -50,6 +50,7 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import (
     ARGUMENT_TEXT_QUIRKS,
     FUZZING_ONLY,
@@ -73,6 +74,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
 )
 from tooltape.harness import (
     Deltas,
+    Finish,
     Plan,
     PlannedStream,
     Quirk,
@@ -327,6 +329,18 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
         """
         require_header_fields(stream, self.name)
         return [ProviderEvent(data, name) for name, data in _ConverseEvents(stream, quirks).build()]
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """``contentBlockDelta`` text; a ``toolUse`` start or delta."""
+        if dig(data, "start", "toolUse") or dig(data, "delta", "toolUse"):
+            return [("tool", "")]
+        delta = dig(data, "contentBlockDelta", "delta") or dig(data, "delta")
+        return text_piece("text", dig(delta, "text"))
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """``messageStop``'s ``stopReason`` ``max_tokens``."""
+        reason = dig(data, "stopReason") or dig(data, "messageStop", "stopReason")
+        return finish_named(reason, {"max_tokens": "length"})
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks ``ChatBedrockConverse.stream`` yields (see ``parse_converse``).

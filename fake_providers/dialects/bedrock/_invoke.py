@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
+from tooltape.fake_providers._event_text import Piece, dig
 from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -44,6 +45,8 @@ from tooltape.fake_providers.dialects.anthropic._dialect import (
     AnthropicMessagesDialect,
     AnthropicNoEmptyPartialJson,
     AnthropicNoJsonPadding,
+    anthropic_event_finish,
+    anthropic_event_pieces,
 )
 from tooltape.fake_providers.dialects.bedrock._complete import invoke_completion
 from tooltape.fake_providers.dialects.bedrock._converse import (
@@ -59,7 +62,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.harness import Deltas, Plan, PlannedStream
+from tooltape.harness import Deltas, Finish, Plan, PlannedStream
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -113,6 +116,12 @@ class _Reshape:
         return ProviderEvent({"bytes": wrapped, "p": padding(self.rng)}, "chunk")
 
 
+def _carried(data: Any) -> Any:
+    """The model's own event an InvokeModel stream chunk carries under ``bytes``."""
+    carried = dig(data, "bytes")
+    return carried if isinstance(carried, dict) else data
+
+
 class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
     """Claude through InvokeModelWithResponseStream: Anthropic events in ``chunk`` messages."""
 
@@ -159,6 +168,14 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
                 continue
             out.append(reshape.chunk(reshape.event(event.event or "", event.data)))
         return out
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """The Anthropic event each chunk carries under ``bytes``, read as Anthropic's."""
+        return anthropic_event_pieces(_carried(data))
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """The carried Anthropic event's ``stop_reason`` ``max_tokens``."""
+        return anthropic_event_finish(_carried(data))
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks ``ChatBedrock.stream`` yields (see ``parse_invoke``).

@@ -44,6 +44,7 @@ from typing import Any, Literal
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
+from tooltape.fake_providers._event_text import Piece, dig, text_piece
 from tooltape.fake_providers._expressible import (
     ARGUMENT_TEXT_QUIRKS,
     FUZZING_ONLY,
@@ -217,6 +218,13 @@ class CohereV2Dialect(CohereIntegration, Dialect):
         _check_finish(stream)
         require_header_fields(stream, self.name, "on tool-call-start")
         return _Events(stream).build()
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """``content-delta`` text; ``tool-call-*`` events."""
+        kind = str(dig(data, "type") or "")
+        if kind == "content-delta":
+            return text_piece("text", dig(data, "delta", "message", "content", "text"))
+        return [("tool", "")] if kind.startswith("tool-call") else []
 
     def parse(self, body: bytes) -> Deltas:
         """The deltas ``ChatCohere.stream()`` yields from ``body`` (up to any exception).

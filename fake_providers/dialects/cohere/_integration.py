@@ -5,11 +5,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["CohereIntegration"]
+
+
+def _cohere_client(base_url: str, http_client: Any = None) -> Any:
+    """``cohere.ClientV2`` at ``base_url`` (its own httpx client, which the fakes answer)."""
+    return CohereIntegration().sdk_client(base_url)
+
+
+def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    """``chat_stream``, merged as Cohere documents the tool-call events.
+
+    ``tool-call-start`` opens a call (its id and name), each ``tool-call-delta``
+    adds an arguments fragment, both at the event's ``index``
+    (https://docs.cohere.com/docs/tool-use-streaming).
+    """
+    calls: dict[Any, list[Any]] = {}
+    for event in client.chat_stream(
+        model="command-a-03-2025",
+        messages=[{"role": "user", "content": "What is the weather in Paris?"}],
+        tools=[openai_tool(n, s) for n, s in tools] or None,
+    ):
+        if event.type == "tool-call-start":
+            call = event.delta.message.tool_calls
+            calls[event.index] = [call.function.name, call.function.arguments or "", call.id]
+        elif event.type == "tool-call-delta":
+            calls[event.index][1] += event.delta.message.tool_calls.function.arguments or ""
+    return [(name, arguments, call_id) for name, arguments, call_id in calls.values()]
 
 
 class CohereIntegration(Integration):
@@ -20,7 +46,17 @@ class CohereIntegration(Integration):
     sdk = "cohere"
     sdk_stack = "httpx"
     chat_model_module = "langchain_cohere"
-    accumulators = (litellm_accumulator("cohere_chat", "command-a-03-2025", path="/v2/chat"),)
+    accumulators = (
+        Accumulator(
+            "cohere.ClientV2.chat_stream",
+            "cohere-sdk",
+            ("cohere",),
+            _cohere_client,
+            _chat_stream,
+            "cohere: ClientV2.chat_stream, tool-call-start / tool-call-delta merged by index",
+        ),
+        litellm_accumulator("cohere_chat", "command-a-03-2025", path="/v2/chat"),
+    )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What cohere's ``ClientV2.chat_stream`` sends."""

@@ -58,6 +58,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import url_model
+from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._sse_quirks import LineEndings
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
@@ -84,6 +85,7 @@ from tooltape.fake_providers.dialects.gemini._validate import (
 )
 from tooltape.harness import (
     Deltas,
+    Finish,
     Fragment,
     Plan,
     PlannedStream,
@@ -349,6 +351,22 @@ class GeminiDialect(GeminiIntegration, Dialect):
         if not any(quirk.kind == "line_endings" for quirk in wire_quirks):
             wire_quirks = (*wire_quirks, LineEndings(style="crlf"))
         return super().wire(frames, wire_quirks, seed)
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """The first candidate's parts in order: text (``thought``: reasoning), functionCall."""
+        pieces: list[Piece] = []
+        for part in dig(data, "candidates", 0, "content", "parts") or []:
+            if isinstance(part, dict):
+                pieces += text_piece(
+                    "reasoning" if part.get("thought") else "text", part.get("text")
+                )
+                pieces += [("tool", "")] if part.get("functionCall") else []
+        return pieces
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """The first candidate's ``finishReason``: ``MAX_TOKENS`` or ``SAFETY``."""
+        reason = dig(data, "candidates", 0, "finishReason")
+        return finish_named(reason, {"MAX_TOKENS": "length", "SAFETY": "content_filter"})
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatGoogleGenerativeAI.stream`` yields.

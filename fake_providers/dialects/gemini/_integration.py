@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 
@@ -25,6 +25,35 @@ def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
     return GoogleModel("gemini-2.5-flash", provider=provider)
 
 
+def _genai_client(base_url: str, http_client: Any = None) -> Any:
+    """``google.genai.Client`` at ``base_url`` (its own httpx2 client, which the fakes answer)."""
+    return GeminiIntegration().sdk_client(base_url)
+
+
+def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    """``generate_content_stream``, every chunk's ``function_calls`` collected in order.
+
+    Gemini sends each call whole; the SDK's ``GenerateContentResponse.function_calls``
+    reads a chunk's calls, and an application collects them chunk by chunk
+    (https://ai.google.dev/gemini-api/docs/function-calling).
+    """
+    from google.genai import types
+
+    declarations = [
+        types.FunctionDeclaration(name=n, description=n, parameters_json_schema=s) for n, s in tools
+    ]
+    config = types.GenerateContentConfig(
+        tools=[types.Tool(function_declarations=declarations)] if declarations else None,
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    calls: list[RawCall] = []
+    for chunk in client.models.generate_content_stream(
+        model="gemini-2.5-flash", contents="What is the weather in Paris?", config=config
+    ):
+        calls.extend((c.name, c.args, c.id) for c in chunk.function_calls or ())
+    return calls
+
+
 class GeminiIntegration(Integration):
     """Where the Gemini API lives and what talks to it."""
 
@@ -34,6 +63,15 @@ class GeminiIntegration(Integration):
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
     accumulators = (
+        Accumulator(
+            "google.genai.generate_content_stream",
+            "google-genai-sdk",
+            ("google.genai",),
+            _genai_client,
+            _generate_content_stream,
+            "google-genai: models.generate_content_stream, each chunk's function_calls collected",
+            "pip install google-genai",
+        ),
         litellm_accumulator("gemini", "gemini-2.5-flash"),
         Accumulator(
             "pydantic_ai.GoogleModel",

@@ -47,6 +47,13 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
+from tooltape.fake_providers._event_text import (
+    CHOICES_FINISH,
+    Piece,
+    choices_pieces,
+    dig,
+    finish_named,
+)
 from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
@@ -60,6 +67,7 @@ from tooltape.fake_providers.dialects.mistral_native._validate import (
 )
 from tooltape.harness import (
     Deltas,
+    Finish,
     Plan,
     PlannedStream,
     TooltapeUsageError,
@@ -215,6 +223,14 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
         output = 1 + written // 4
         usage = {"prompt_tokens": 96, "total_tokens": 96 + output, "completion_tokens": output}
         return chunks.events(_FINISH[stream.finish], usage)
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """``choices[0].delta`` as in Chat Completions: ``content`` and ``tool_calls``."""
+        return choices_pieces(data)
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """``choices[0].finish_reason`` ``length`` (or ``content_filter``)."""
+        return finish_named(dig(data, "choices", 0, "finish_reason"), CHOICES_FINISH)
 
     def parse(self, body: bytes) -> Deltas:
         """The deltas ``ChatMistralAI.stream()`` yields from ``body`` (up to any exception).

@@ -5,12 +5,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["MistralNativeIntegration"]
+
+
+def _mistral_client(base_url: str, http_client: Any = None) -> Any:
+    """``mistralai.client.Mistral`` at ``base_url`` (its own httpx2 client; the fakes answer it)."""
+    return MistralNativeIntegration().sdk_client(base_url)
+
+
+def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    """``chat.stream``, every event's ``delta.tool_calls`` collected in order.
+
+    Mistral sends each call whole in one delta, as its function-calling guide shows
+    them (https://docs.mistral.ai/capabilities/function_calling/); the SDK parses each
+    into a ``ToolCall``.
+    """
+    calls: list[RawCall] = []
+    for event in client.chat.stream(
+        model="mistral-large-latest",
+        messages=[{"role": "user", "content": "What is the weather in Paris?"}],
+        tools=[openai_tool(n, s) for n, s in tools] or None,
+    ):
+        delta = event.data.choices[0].delta if event.data.choices else None
+        for call in (delta.tool_calls or ()) if delta else ():
+            calls.append((call.function.name, call.function.arguments, call.id))
+    return calls
 
 
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
@@ -32,6 +56,14 @@ class MistralNativeIntegration(Integration):
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
     accumulators = (
+        Accumulator(
+            "mistralai.chat.stream",
+            "mistralai-sdk",
+            ("mistralai",),
+            _mistral_client,
+            _chat_stream,
+            "mistralai: chat.stream, each event's delta.tool_calls collected",
+        ),
         litellm_accumulator("mistral", "mistral-large-latest"),
         Accumulator(
             "pydantic_ai.MistralModel",

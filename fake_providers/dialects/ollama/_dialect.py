@@ -46,6 +46,7 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
+from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
@@ -57,6 +58,7 @@ from tooltape.fake_providers.dialects.ollama._validate import (
 )
 from tooltape.harness import (
     Deltas,
+    Finish,
     Plan,
     PlannedStream,
     Quirk,
@@ -281,6 +283,19 @@ class OllamaDialect(OllamaIntegration, Dialect):
     def frame(self, event: ProviderEvent) -> bytes:
         """One line, serialised as Ollama's Go server does."""
         return (go_json(event.data) + "\n").encode()
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """``message.thinking``, ``message.content`` and ``message.tool_calls``."""
+        message = dig(data, "message")
+        if not isinstance(message, dict):
+            return []
+        pieces = text_piece("reasoning", message.get("thinking"))
+        pieces += text_piece("text", message.get("content"))
+        return [*pieces, ("tool", "")] if message.get("tool_calls") else pieces
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """``done_reason`` ``length``."""
+        return finish_named(dig(data, "done_reason"), {"length": "length"})
 
     def parse(self, body: bytes) -> Deltas:
         """The deltas ``ChatOllama.stream()`` yields from ``body`` (up to any exception).

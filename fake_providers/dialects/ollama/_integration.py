@@ -5,11 +5,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Integration, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
 
 __all__ = ["OllamaIntegration"]
+
+
+def _ollama_client(base_url: str, http_client: Any = None) -> Any:
+    """``ollama.Client`` at ``base_url`` (its own httpx client, which the fakes answer)."""
+    return OllamaIntegration().sdk_client(base_url)
+
+
+def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+    """``chat(stream=True)``, every chunk's ``message.tool_calls`` collected in order.
+
+    Ollama sends each call whole; ollama-python's streaming tool-call example
+    collects them chunk by chunk (https://ollama.com/blog/streaming-tool).
+    """
+    calls: list[RawCall] = []
+    for chunk in client.chat(
+        model="llama3.1",
+        messages=[{"role": "user", "content": "What is the weather in Paris?"}],
+        tools=[openai_tool(n, s) for n, s in tools],
+        stream=True,
+    ):
+        calls.extend(
+            (c.function.name, c.function.arguments, None) for c in chunk.message.tool_calls or ()
+        )
+    return calls
 
 
 class OllamaIntegration(Integration):
@@ -20,7 +44,17 @@ class OllamaIntegration(Integration):
     sdk = "ollama"
     sdk_stack = "httpx"
     chat_model_module = "langchain_ollama"
-    accumulators = (litellm_accumulator("ollama_chat", "llama3.1"),)
+    accumulators = (
+        Accumulator(
+            "ollama.Client.chat",
+            "ollama-sdk",
+            ("ollama",),
+            _ollama_client,
+            _chat_stream,
+            "ollama: Client.chat(stream=True), each chunk's message.tool_calls collected",
+        ),
+        litellm_accumulator("ollama_chat", "llama3.1"),
+    )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ollama-python's ``chat(stream=True)`` sends."""

@@ -21,6 +21,13 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
+from tooltape.fake_providers._event_text import (
+    CHOICES_FINISH,
+    Piece,
+    choices_pieces,
+    dig,
+    finish_named,
+)
 from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
@@ -34,7 +41,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.harness import Deltas, Fragment, Plan, PlannedStream, Quirk, Stage
+from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream, Quirk, Stage
 
 __all__ = [
     "ChatEventQuirk",
@@ -385,6 +392,14 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
             return chunk
 
         return map_dicts(events, edit)
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """``choices[0].delta``: its reasoning fields, ``content`` and ``tool_calls``."""
+        return choices_pieces(data)
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """``choices[0].finish_reason`` ``length`` or ``content_filter``."""
+        return finish_named(dig(data, "choices", 0, "finish_reason"), CHOICES_FINISH)
 
     def parse(self, body: bytes) -> Deltas:
         """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).

@@ -5,9 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
+from tooltape.fake_providers._smolagents import (
+    SMOLAGENTS_INSTALL,
+    openai_server_model,
+    stream_turn,
+)
 
 __all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
 
@@ -78,6 +85,25 @@ class OpenAIChatIntegration(Integration):
             "pydantic-ai: a streamed Agent.iter run through OpenAIChatModel",
             install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
+        ),
+        openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
+        Accumulator(
+            "haystack.OpenAIChatGenerator",
+            "haystack",
+            ("haystack", "openai"),
+            openai_generator,
+            generator_turn,
+            "haystack: OpenAIChatGenerator.run(tools=...) with a streaming_callback",
+            install=HAYSTACK_INSTALL,
+        ),
+        Accumulator(
+            "smolagents.OpenAIServerModel",
+            "smolagents",
+            ("smolagents", "openai"),
+            openai_server_model,
+            stream_turn,
+            "smolagents: OpenAIServerModel.generate_stream + agglomerate_stream_deltas",
+            install=SMOLAGENTS_INSTALL,
         ),
     )
 

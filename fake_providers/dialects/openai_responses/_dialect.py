@@ -41,6 +41,7 @@ from typing import Any
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
+from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._dialect import OPENAI_CALL_ID
@@ -68,7 +69,7 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.harness import Deltas, Plan, PlannedStream
+from tooltape.harness import Deltas, Finish, Plan, PlannedStream
 from tooltape.harness._fragments import Fragment
 
 __all__ = ["OpenAIResponsesDialect"]
@@ -81,6 +82,10 @@ _ALNUM = string.ascii_letters + string.digits
 _ARGS_DELTA = "response.function_call_arguments.delta"
 _ADDED = "response.output_item.added"
 _DONE = "response.output_item.done"
+
+
+_INCOMPLETE: dict[str, Finish] = {"max_output_tokens": "length", "content_filter": "content_filter"}
+"""``response.incomplete_details.reason`` values, as finishes."""
 
 
 class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
@@ -139,6 +144,27 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
             return {**event, "response": response}
 
         return map_dicts(events, edit)
+
+    def event_pieces(self, data: Any) -> list[Piece]:
+        """Output text and reasoning-summary deltas; ``response.function_call*`` events."""
+        kind = str(dig(data, "type") or "")
+        if kind == "response.output_text.delta":
+            return text_piece("text", dig(data, "delta"))
+        if kind == "response.reasoning_summary_text.delta":
+            return text_piece("reasoning", dig(data, "delta"))
+        if (
+            kind.startswith("response.function_call")
+            or dig(data, "item", "type") == "function_call"
+        ):
+            return [("tool", "")]
+        return []
+
+    def event_finish(self, data: Any) -> Finish | None:
+        """``response.incomplete_details.reason``: ``max_output_tokens`` or ``content_filter``."""
+        reason = dig(data, "response", "incomplete_details", "reason")
+        return finish_named(
+            reason, {"max_output_tokens": "length", "content_filter": "content_filter"}
+        )
 
     def parse(self, body: bytes) -> Deltas:
         """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.

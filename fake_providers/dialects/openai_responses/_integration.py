@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
 from tooltape.fake_providers.dialects.openai_chat._integration import chat_openai, openai_client
 
@@ -61,6 +62,7 @@ class OpenAIResponsesIntegration(Integration):
             install=PYDANTIC_AI_INSTALL,
             asynchronous=True,
         ),
+        openai_agents_accumulator("OpenAIResponsesModel", "gpt-4.1"),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
