@@ -295,7 +295,12 @@ def check_merger(
     # Once the library holds a hazard disagreement, fuzzing only looks for unambiguous ones.
     fuzz_judge = _Judge(fn, ignore_ids, "ignore") if on_hazard is not None else judge
     found = _fuzz(fuzz_judge, streams, _key("check_merger", fn, judge), max_examples, derandomize)
-    if found is not None and (found.unambiguous or on_hazard is None):
+    if found is not None and not found.unambiguous and on_hazard is None:
+        # A hazard disagreement ends Hypothesis's search: search on for an unambiguous one.
+        on_hazard, fuzz_judge = found, _Judge(fn, ignore_ids, "ignore")
+        key = _key("check_merger", fn, fuzz_judge)
+        found = _fuzz(fuzz_judge, streams, key, max_examples, derandomize)
+    if found is not None and found.unambiguous:
         raise _mismatch(found, on_counterexample)
     if on_hazard is not None:
         raise _mismatch(on_hazard, on_counterexample)
