@@ -17,6 +17,7 @@ the target has no page.
 from __future__ import annotations
 
 import html
+import importlib
 import inspect
 import re
 from collections.abc import Iterable
@@ -136,6 +137,8 @@ def api_link(cls: type) -> str:
         if module.startswith("tooltape.harness")
         else "tooltape.fake_providers.quirks"
     )
+    if cls.__name__ not in getattr(importlib.import_module(public), "__all__", ()):
+        return f"`{cls.__name__}`"  # not public (a kind only the merge fuzzer draws): no entry
     return f"[`{cls.__name__}`][{public}.{cls.__name__}]"
 
 
