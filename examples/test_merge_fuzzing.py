@@ -35,6 +35,6 @@ def langchain_merge(deltas):
 
 
 # The same check as a plain Hypothesis test: pytest, pytest-xdist and HypoFuzz
-# (`hypothesis fuzz -- examples/test_merge_fuzzing.py -p no:recording`) collect it; your
+# (`hypothesis fuzz -- examples/test_merge_fuzzing.py`) collect it; your
 # settings profile decides how many streams it draws.
 test_langchain_merge = merger_property(langchain_merge)

@@ -59,6 +59,10 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_dialect_option(config)
     if not hasattr(config, "workerinput"):  # xdist workers report; the controller summarizes
         config.pluginmanager.register(_Results(), "tooltape-results")
+    if config.pluginmanager.has_plugin("recording"):  # pytest-recording, unless -p no:recording
+        from tooltape.plugin import _recording_folder
+
+        config.pluginmanager.register(_recording_folder, "tooltape-recording-folder")
 
 
 def _check_dialect_option(config: pytest.Config) -> None:

@@ -181,24 +181,31 @@ def _minted(call_id: Any) -> bool:
     return bool(_UUID4.match(str(call_id)))
 
 
-def _align_generated_ids(got: Merged, want: Merged) -> Merged:
-    """Map ids the subject minted (a uuid4, dashed or hex) to the reference's, by position.
+def _no_sent_id(call_id: Any) -> bool:
+    """An id no provider sent: none, empty (``""`` and ``None`` alike), or a minted uuid4."""
+    return not call_id or _minted(call_id)
 
-    The reference's side is its own minted ids or, when they do not pair up, those
-    and the calls the stream gave no id (``None`` or empty): a subject that names
-    an idless call is not wrong for it.
+
+def _align_generated_ids(got: Merged, want: Merged) -> Merged:
+    """Give the subject's calls that carry no sent id the reference's ids, by position.
+
+    Where the stream sent no id, the subject and the reference each do their own
+    thing: leave it ``None`` or ``""``, or mint a uuid4 (dashed, hex, prefixed). A
+    subject is not wrong for that, so when both sides hold as many such calls, the
+    subject's take the reference's ids in order. An id the provider sent is the
+    subject's to keep, and a made-up constant such as mistralai's ``"null"`` is not
+    aligned away.
     """
-    theirs = [c["id"] for part in got for c in part if _minted(c.get("id"))]
-    ours = [c["id"] for part in want for c in part if _minted(c.get("id"))]
-    if len(theirs) != len(ours):
-        ours = [c.get("id") for part in want for c in part if not c.get("id") or _minted(c["id"])]
+    theirs = [
+        (p, i) for p, part in enumerate(got) for i, c in enumerate(part) if _no_sent_id(c.get("id"))
+    ]
+    ours = [c.get("id") for part in want for c in part if _no_sent_id(c.get("id"))]
     if not theirs or len(theirs) != len(ours):
         return got
-    mapping = dict(zip(theirs, ours, strict=True))
-    valid, invalid = (
-        [{**c, "id": mapping.get(c.get("id"), c.get("id"))} for c in part] for part in got
-    )
-    return valid, invalid
+    aligned = [list(part) for part in got]
+    for (part, at), call_id in zip(theirs, ours, strict=True):
+        aligned[part][at] = {**aligned[part][at], "id": call_id}
+    return aligned[0], aligned[1]
 
 
 def _dump(label: str, call: dict[str, Any]) -> str:

@@ -1,11 +1,13 @@
-"""merger_property under HypoFuzz's own command, ``hypothesis fuzz``, for a bounded time.
+"""merger_property and tooltape's fixtures under HypoFuzz's own command, ``hypothesis fuzz``.
 
 Each test starts ``hypothesis fuzz`` on one property in a pytester project, stops it
 after a budget, then replays the example database with plain pytest (the reuse
 phase only): HypoFuzz saves a shrunk failure under the test's own database key
 (hypofuzz/database/database.py, ``_failure_postfix``), so the replay fails with it.
-pytest-recording's autouse ``vcr`` fixture reads ``request.node.fspath``, which
-the nodes HypoFuzz sets up lack, so the fuzzed runs pass ``-p no:recording``.
+pytest-recording stays on, as in a user's environment: its autouse ``vcr`` fixture
+reads ``request.node.fspath``, which pytest takes away before HypoFuzz sets up the
+fixtures, and tooltape's plugin stands in for the fixture that reads it
+(plugin/_recording_folder.py).
 """
 
 import os
@@ -24,7 +26,12 @@ pytestmark = pytest.mark.slow
 FUZZ_SECONDS = 15
 
 USER_MODULE = """
-    from tooltape.harness import merger_property, reference_merge
+    from pathlib import Path
+
+    import pytest
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    from tooltape.harness import Plan, PlannedCall, assert_merge, merger_property, reference_merge
 
 
     def good_merge(deltas):
@@ -37,6 +44,19 @@ USER_MODULE = """
 
     test_good_merger = merger_property(good_merge)
     test_bad_merger = merger_property(forgets_everything)
+
+
+    @pytest.mark.vcr  # pytest-recording's fixture, set up by HypoFuzz
+    @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(city=st.text(min_size=1, max_size=12))
+    def test_chat_model_over_the_fake(fake_openai, vcr, city):
+        plan = Plan(calls=[PlannedCall("get_weather", {"city": city})])
+        fake_openai.stream(plan, quirks=["split_args"])
+        message = None
+        for chunk in fake_openai.chat_model().stream("Weather?"):
+            message = chunk if message is None else message + chunk
+        assert_merge(message, plan)
+        Path("fixtures_ran").touch()
 """
 
 # The replay only reads the database: it fails only if HypoFuzz saved a failure, and
@@ -68,7 +88,7 @@ def _fuzz(project, test, *, seconds=FUZZ_SECONDS, stop_at=None):
     """HypoFuzz's output after ``seconds``, or as soon as a line holds ``stop_at``."""
     hypothesis = Path(sys.executable).parent / "hypothesis"  # the CLI HypoFuzz extends
     command = [str(hypothesis), "fuzz", "-n", "1", "--no-dashboard"]
-    command += ["--", f"test_merges.py::{test}", "-p", "no:recording", "-p", "no:cacheprovider"]
+    command += ["--", f"test_merges.py::{test}", "-p", "no:cacheprovider"]
     process = subprocess.Popen(
         command,
         cwd=project.path,
@@ -113,6 +133,18 @@ def test_a_correct_merger_stays_green_under_hypothesis_fuzz(project):
     assert (project.path / ".hypothesis" / "examples").is_dir(), output  # it fuzzed
     replay = _replay(project, "test_good_merger")
     # Nothing saved under the test's key: the reuse-only replay has nothing to run.
+    assert replay.returncode == 0, replay.stdout
+    assert "1 skipped" in replay.stdout, replay.stdout
+
+
+def test_tooltape_and_pytest_recording_fixtures_work_under_hypothesis_fuzz(project):
+    # Without tooltape's stand-in, pytest-recording's vcr fixture raises on the first
+    # example and HypoFuzz reports "Found a failing input for every test!".
+    output = _fuzz(project, "test_chat_model_over_the_fake", stop_at="Found a failing input")
+    assert "Found a failing input" not in output, output
+    assert "Traceback" not in output, output
+    assert (project.path / "fixtures_ran").exists(), output  # fake_openai served examples
+    replay = _replay(project, "test_chat_model_over_the_fake")
     assert replay.returncode == 0, replay.stdout
     assert "1 skipped" in replay.stdout, replay.stdout
 

@@ -170,3 +170,31 @@ def test_a_vcrpy_refusal_of_an_httpx_request_for_a_fake_says_how_to_leave_it_to_
             "E * the code under test raised CannotOverwriteExistingCassetteException: *",
         ]
     )
+
+
+# tests/harness/test_hypofuzz.py shows the stand-in at work under HypoFuzz, where
+# pytest-recording's own fixture raises; here it must give pytest-recording's folder.
+FOLDER_CHECK = """
+import os
+
+
+def test_the_folder(vcr_cassette_dir, request):
+    module = request.node.fspath  # what pytest-recording's own fixture reads
+    assert vcr_cassette_dir == os.path.join(module.dirname, "cassettes", module.purebasename)
+"""
+
+
+def test_the_stand_in_for_pytest_recordings_folder_fixture_gives_its_folder(
+    pytester: pytest.Pytester,
+):
+    pytester.makepyfile(test_folder=FOLDER_CHECK)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_conftest_vcr_cassette_dir_still_wins_over_the_stand_in(pytester: pytest.Pytester):
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='module')\n"
+        "def vcr_cassette_dir():\n    return 'mine'\n"
+    )
+    pytester.makepyfile("def test_it(vcr_cassette_dir):\n    assert vcr_cassette_dir == 'mine'\n")
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

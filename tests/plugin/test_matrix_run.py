@@ -21,6 +21,7 @@ from tooltape.plugin._engine.run import (
     _PREPARED_AHEAD,
     Cell,
     Result,
+    _align_generated_ids,
     _prepared,
     _run_subject,
     _staged,
@@ -165,3 +166,29 @@ def test_a_crash_expectation_can_pin_the_message(message: str | None, expected: 
 def test_a_message_that_is_not_a_pattern_is_refused() -> None:
     with pytest.raises(ValueError, match="not a regular expression"):
         Expectation(adapter="fixed", scenarios=("x",), outcome="crashes", message="(", reason="r")
+
+
+UUID = "0f8fad5b-d9cb-469f-a165-70867728950e"
+OTHER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+
+
+def _calls(*ids: object) -> Merged:
+    return [{"name": "f", "args": {}, "id": call_id} for call_id in ids], []
+
+
+@pytest.mark.parametrize(
+    ("subject", "reference", "aligned"),
+    [
+        ((None, None), ("", ""), ("", "")),  # "" and None alike: the stream sent no id
+        ((None,), (UUID,), (UUID,)),  # the reference minted one, the subject left it out
+        (("", ""), (UUID, OTHER), (UUID, OTHER)),  # by position, even when equal
+        (("pyd_ai_" + UUID.replace("-", ""),), (None,), (None,)),  # the subject minted it
+        ((None,), ("call_1",), (None,)),  # the provider sent it: the subject lost it
+        (("null", "null"), (UUID, OTHER), ("null", "null")),  # a made-up constant
+        ((None, None), (UUID,), (None, None)),  # counts differ: nothing to pair
+    ],
+)
+def test_ids_no_provider_sent_are_aligned_by_position(
+    subject: tuple[object, ...], reference: tuple[object, ...], aligned: tuple[object, ...]
+) -> None:
+    assert _align_generated_ids(_calls(*subject), _calls(*reference)) == _calls(*aligned)

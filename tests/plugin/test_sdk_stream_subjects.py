@@ -68,12 +68,13 @@ def test_mistralai_names_an_idless_call_null(cells: dict[tuple[str, str], Cell])
     assert result.expected and "toolcall.py" in result.reason
 
 
-def test_ollama_s_calls_carry_no_id_where_chat_ollama_mints_one(
+def test_ollama_s_idless_calls_are_judged_as_chat_ollama_s_minted_ones(
     cells: dict[tuple[str, str], Cell],
 ) -> None:
+    # Ollama's wire carries no id: ollama-python leaves it out where ChatOllama mints a
+    # uuid4, and neither is wrong for it (the engine aligns ids no provider sent).
     result = _sdk(cells, "openai_golden", "ollama")
-    assert result.status == "differs"
-    assert '+call {"args": {"city": "Paris", "unit": "celsius"}, "id": null, ' in result.detail
+    assert result.status == "pass", result.detail
 
 
 def test_an_error_envelope_raises_or_is_swallowed(cells: dict[tuple[str, str], Cell]) -> None:
