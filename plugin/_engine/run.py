@@ -397,6 +397,28 @@ def _canonical(calls: list[dict[str, Any]]) -> list[str]:
     return sorted(json.dumps(c, sort_keys=True, ensure_ascii=False, default=str) for c in calls)
 
 
+def _recovery(merged: Merged, planned: list[dict[str, Any]], idless: bool) -> int:
+    """How much of the plan a merge recovers: 2 all of it, 1 all but the ids, 0 less.
+
+    Ids the merge minted count as the plan's when they pair up one to one
+    (:func:`_plan_view`). Where no call's id reached the wire (``idless``), no
+    consumer can recover the planned ids: names and arguments as planned, with no
+    id or one of its own, is all but the ids.
+    """
+    if _plan_view(merged, planned) == (planned, []):
+        return 2
+    valid, invalid = merged
+    names_and_args = (
+        not invalid
+        and len(valid) == len(planned)
+        and all(
+            (c.get("name"), c.get("args")) == (p["name"], p["args"]) and _no_sent_id(c.get("id"))
+            for c, p in zip(valid, planned, strict=True)
+        )
+    )
+    return 1 if idless and names_and_args else 0
+
+
 def _better(cell: Cell, got: Merged) -> str:
     """Why a subject that differs from the reference is better than it (empty: it is not).
 
@@ -408,9 +430,10 @@ def _better(cell: Cell, got: Merged) -> str:
     assert cell.reference is not None
     planned = cell.scenario.plan.expected_calls()
     want = cell.reference_calls
-    if _plan_view(got, planned) == (planned, []) and _plan_view(want, planned) != (planned, []):
-        return "better than the reference: recovers the plan, which langchain-core does not"
     chunks = cell.reference.chunks
+    idless = not any(chunk.get("id") for chunk in chunks)
+    if _recovery(got, planned, idless) > _recovery(want, planned, idless):
+        return "better than the reference: recovers the plan, which langchain-core does not"
     positions = [h.position for h in cell.reference.hazards if h.kind == "args_repaired"]
     streamed = [  # the repaired calls as the stream sent them: name, id, the raw argument text
         {key: chunks[at].get(key) for key in ("name", "args", "id")}
