@@ -7,7 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
-from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import chat_openai, openai_client
 
 __all__ = ["OpenAIResponsesIntegration"]
@@ -52,16 +52,7 @@ class OpenAIResponsesIntegration(Integration):
             _stream_state,
             "openai: responses.stream(...).get_final_response()",
         ),
-        Accumulator(
-            "pydantic_ai.OpenAIResponsesModel",
-            "pydantic-ai",
-            ("pydantic_ai", "openai"),
-            _pydantic_ai_model,
-            agent_turn,
-            "pydantic-ai: a streamed Agent.iter run through OpenAIResponsesModel",
-            install=PYDANTIC_AI_INSTALL,
-            asynchronous=True,
-        ),
+        pydantic_ai_accumulator("OpenAIResponsesModel", "openai", _pydantic_ai_model),
         openai_agents_accumulator("OpenAIResponsesModel", "gpt-4.1"),
     )
 
