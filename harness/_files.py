@@ -135,21 +135,21 @@ def read_regular_file(
     )
 
 
-def read_text_file(path: str | Path, *, what: str) -> str:
+def read_text_file(
+    path: str | Path, *, what: str, error: type[Exception] = TooltapeUsageError
+) -> str:
     """The UTF-8 text of the regular file at ``path`` (:func:`read_regular_file`'s bounds).
 
     Raises:
-        TooltapeUsageError: Nothing is at ``path``, the file is not UTF-8, or
+        error: Nothing is at ``path``, the file is not UTF-8, or
             :func:`read_regular_file` refuses it; one line naming the path.
     """
     try:
-        return read_regular_file(path, what=what).decode("utf-8")
+        return read_regular_file(path, what=what, error=error).decode("utf-8")
     except FileNotFoundError:
-        raise TooltapeUsageError(f"{path}: cannot read the {what} (no such file)") from None
-    except UnicodeDecodeError as error:
-        raise TooltapeUsageError(
-            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
-        ) from None
+        raise error(f"{path}: cannot read the {what} (no such file)") from None
+    except UnicodeDecodeError as failure:
+        raise error(f"{path}: not UTF-8 text (invalid byte at offset {failure.start})") from None
 
 
 def _packaged(path: Path) -> bool:
