@@ -21,6 +21,7 @@ __all__ = [
     "chat_openai",
     "openai_chat_body",
     "openai_client",
+    "pydantic_ai_openai",
     "openai_tool",
 ]
 
@@ -70,13 +71,22 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(c.function.name, c.function.arguments, c.id) for c in calls]
 
 
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``OpenAIChatModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
+def pydantic_ai_openai(model_class: str, model: str) -> Accumulator:
+    """The pydantic-ai subject through its OpenAI ``model_class``, asking for ``model``.
 
-    provider = OpenAIProvider(base_url=base_url, api_key="sk-tooltape", http_client=http_client)
-    return OpenAIChatModel("gpt-4o", provider=provider)
+    The model reaches the served URL through ``OpenAIProvider`` (``http_client``:
+    httpx2, async); Chat Completions and Responses differ only in the class.
+    """
+
+    def build(base_url: str, http_client: Any = None) -> Any:
+        from pydantic_ai.models import openai as models
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        key = "sk-tooltape"
+        provider = OpenAIProvider(base_url=base_url, api_key=key, http_client=http_client)
+        return getattr(models, model_class)(model, provider=provider)
+
+    return pydantic_ai_accumulator(model_class, "openai", build)
 
 
 class OpenAIChatIntegration(Integration):
@@ -97,7 +107,7 @@ class OpenAIChatIntegration(Integration):
             "openai: chat.completions.create(stream=True) + ChatCompletionStreamState",
         ),
         litellm_accumulator("openai", "gpt-4o"),
-        pydantic_ai_accumulator("OpenAIChatModel", "openai", _pydantic_ai_model),
+        pydantic_ai_openai("OpenAIChatModel", "gpt-4o"),
         openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
         Accumulator(
             "haystack.OpenAIChatGenerator",
