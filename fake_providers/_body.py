@@ -3,8 +3,8 @@
 A real API rejects a body it cannot bind (unparsable or too deeply nested
 JSON, a field of the wrong type, too many bytes, bytes that never finish
 arriving) with a 4xx in its own error shape; it never answers 500. Every
-dialect's validation reads the body through :func:`read_json` and
-:func:`field_problem`, and turns a :class:`BodyProblem` into its provider's
+dialect's validation reads the body through :func:`read_body` (:func:`read_json`
+and :func:`field_problem`), and turns a :class:`BodyProblem` into its provider's
 error body (each ``_*_validate`` module has a ``*_body_error`` function).
 
 Nesting deeper than the interpreter's recursion limit makes :func:`json.loads`
@@ -15,14 +15,14 @@ raise :class:`RecursionError`; that is read as unparsable JSON, so a body of
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.harness._json_text import loads
 
-__all__ = ["BodyProblem", "field_problem", "json_type", "read_json"]
+__all__ = ["BodyProblem", "field_problem", "json_type", "read_body", "read_json"]
 
 ProblemKind = Literal["syntax", "depth", "not_object", "type", "too_large", "timeout"]
 
@@ -75,6 +75,24 @@ def read_json(request: ProviderRequest) -> tuple[Any, BodyProblem | None]:
         return None, BodyProblem("syntax", "invalid UTF-8 in the body")
     except RecursionError:
         return None, BodyProblem("depth", "the body nests too deeply")
+
+
+def read_body(
+    request: ProviderRequest,
+    fields: Mapping[str, tuple[type, ...]],
+    body_error: Callable[[BodyProblem], ProviderError],
+) -> tuple[dict[str, Any] | None, ProviderError | None]:
+    """The body as a JSON object (``None`` when empty), or the provider's error for it.
+
+    :func:`read_json`, then :func:`field_problem` against ``fields``: the two
+    steps every dialect's validation starts with before its own rules. A
+    problem is answered with ``body_error(problem)``, the dialect's own shape.
+    """
+    body, problem = read_json(request)
+    problem = problem or field_problem(body, fields)
+    if problem is not None:
+        return None, body_error(problem)
+    return body, None
 
 
 def field_problem(body: Any, fields: Mapping[str, tuple[type, ...]]) -> BodyProblem | None:

@@ -13,12 +13,12 @@ stops there, so no tool runs and no second request is made.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import RawCall, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, RawCall, ToolSpec
 
-__all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn"]
+__all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn", "pydantic_ai_accumulator"]
 
 PROMPT = "What is the weather in Paris?"
 PYDANTIC_AI_INSTALL = "pip install 'tooltape[subjects]'"
@@ -54,3 +54,26 @@ async def _turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
 def agent_turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     """Stream one agent turn through ``model`` offering ``tools``; the calls it merged."""
     return asyncio.run(_turn(model, tools))
+
+
+def pydantic_ai_accumulator(
+    model_class: str, sdk: str, model: Callable[[str, Any], Any]
+) -> Accumulator:
+    """The ``pydantic-ai`` subject through its ``model_class``, built by ``model``.
+
+    Args:
+        model_class: The pydantic-ai model class's name (``OpenAIChatModel``).
+        sdk: The provider SDK that model class needs (``openai``, ``google.genai``).
+        model: ``model(base_url, http_client)``: that model at ``base_url``, on an
+            ``httpx2.AsyncClient`` (the dialect knows its provider and key).
+    """
+    return Accumulator(
+        f"pydantic_ai.{model_class}",
+        "pydantic-ai",
+        ("pydantic_ai", sdk),
+        model,
+        agent_turn,
+        f"pydantic-ai: a streamed Agent.iter run through {model_class}",
+        install=PYDANTIC_AI_INSTALL,
+        asynchronous=True,
+    )

@@ -20,7 +20,13 @@ from pathlib import Path
 
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["MAX_BYTES_VARIABLE", "max_file_bytes", "positive_setting", "read_regular_file"]
+__all__ = [
+    "MAX_BYTES_VARIABLE",
+    "max_file_bytes",
+    "positive_setting",
+    "read_regular_file",
+    "read_text_file",
+]
 
 MAX_BYTES_VARIABLE = "TOOLTAPE_MAX_CASSETTE_BYTES"
 """The environment variable bounding the size of a file tooltape reads."""
@@ -127,6 +133,23 @@ def read_regular_file(
         "file (a link could lead to a secret or a device, a FIFO would hang); put the file "
         "itself at this path"
     )
+
+
+def read_text_file(
+    path: str | Path, *, what: str, error: type[Exception] = TooltapeUsageError
+) -> str:
+    """The UTF-8 text of the regular file at ``path`` (:func:`read_regular_file`'s bounds).
+
+    Raises:
+        error: Nothing is at ``path``, the file is not UTF-8, or
+            :func:`read_regular_file` refuses it; one line naming the path.
+    """
+    try:
+        return read_regular_file(path, what=what, error=error).decode("utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: cannot read the {what} (no such file)") from None
+    except UnicodeDecodeError as failure:
+        raise error(f"{path}: not UTF-8 text (invalid byte at offset {failure.start})") from None
 
 
 def _packaged(path: Path) -> bool:

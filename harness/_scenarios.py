@@ -21,7 +21,7 @@ from pydantic_core import ErrorDetails
 from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._expansion import expanded_size, expansion_limit
-from tooltape.harness._files import read_regular_file
+from tooltape.harness._files import read_text_file
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Plan
 from tooltape.harness._names import check_names
@@ -108,21 +108,11 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
             list, holds a bad field or quirk, or repeats a name.
     """
     path = Path(path)
+    text = read_text_file(path, what="scenario file", error=ScenarioFileError)
     try:
-        raw = read_regular_file(path, what="scenario file", error=ScenarioFileError)
-    except OSError as error:
-        raise ScenarioFileError(
-            f"{path}: cannot read the scenario file ({error.strerror})"
-        ) from None
-    try:
-        text = raw.decode()
         document = yaml.load(text, Loader=BoundedSafeLoader)  # libyaml bounds nesting too
     except RecursionError:
         raise ScenarioFileError(f"{path}: not usable YAML: it nests too deep to read") from None
-    except UnicodeDecodeError as error:
-        raise ScenarioFileError(
-            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
-        ) from None
     except ValueError as error:  # an integer past Python's int-string conversion limit
         raise ScenarioFileError(f"{path}: not usable YAML: {str(error)[:200]}") from None
     except YamlTooLarge as error:

@@ -24,17 +24,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tooltape.harness import TooltapeUsageError
-from tooltape.harness._expansion import expanded_size, expansion_limit
-from tooltape.harness._files import read_regular_file
-from tooltape.harness._yaml_loader import BoundedSafeLoader
+from tooltape.plugin._engine.data_files import parse_data_file, read_data_file
 
 __all__ = [
     "DEFAULT_EXPECTATIONS",
@@ -168,49 +163,16 @@ class Expectations:
             check_names("scenario", entry.scenarios, known_scenarios, prefix=where)
 
 
-def _read(path: Path | None) -> tuple[str, str]:
-    if path is None:
-        source = resources.files("tooltape.plugin").joinpath(DEFAULT_EXPECTATIONS)
-        try:
-            return source.read_text(encoding="utf-8"), DEFAULT_EXPECTATIONS
-        except OSError:
-            raise TooltapeUsageError(
-                f"the installed tooltape.plugin has no {DEFAULT_EXPECTATIONS} (package data); "
-                "reinstall tooltape, or pass --expectations PATH"
-            ) from None
-    try:
-        return read_regular_file(path, what="expectations file").decode("utf-8"), str(path)
-    except FileNotFoundError:
-        raise TooltapeUsageError(
-            f"{path}: cannot read the expectations file (no such file)"
-        ) from None
-    except UnicodeDecodeError as error:
-        raise TooltapeUsageError(
-            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
-        ) from None
-
-
 def load_expectations(path: Path | None = None) -> Expectations:
     """Load an expectations file (the bundled one when ``path`` is None).
 
     Raises:
         TooltapeUsageError: The file is missing, not YAML, or not shaped as above.
     """
-    text, source = _read(path)
-    try:
-        document: Any = yaml.load(text, Loader=BoundedSafeLoader) or {}
-        if expanded_size(document, limit=expansion_limit(text)) is None:
-            raise TooltapeUsageError(
-                f"{source}: not usable YAML: its aliases (*name) expand it far beyond its "
-                f"{len(text):,} characters (an alias bomb?)"
-            )
-        entries = _File.model_validate(document).expectations
-    except yaml.YAMLError as error:
-        raise TooltapeUsageError(f"{source}: not valid YAML: {error}") from None
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise TooltapeUsageError(f"{source}: {where}: {first['msg']}") from None
+    text, source = read_data_file(
+        path, bundled=DEFAULT_EXPECTATIONS, what="expectations file", option="--expectations"
+    )
+    entries = parse_data_file(text, source, _File).expectations
     return Expectations(tuple(entries), source)
 
 

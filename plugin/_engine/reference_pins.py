@@ -33,12 +33,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from tooltape.harness import TooltapeUsageError
-from tooltape.harness._expansion import expanded_size, expansion_limit
-from tooltape.harness._files import read_regular_file
-from tooltape.harness._yaml_loader import BoundedSafeLoader
+from tooltape.plugin._engine.data_files import parse_data_file, read_data_file
 
 __all__ = [
     "DEFAULT_REFERENCE",
@@ -173,51 +170,16 @@ def bundled_reference_path() -> Path:
     return Path(str(resources.files("tooltape.plugin").joinpath(DEFAULT_REFERENCE)))
 
 
-def _read(path: Path | None) -> tuple[str, str]:
-    if path is None:
-        source = resources.files("tooltape.plugin").joinpath(DEFAULT_REFERENCE)
-        try:
-            return source.read_text(encoding="utf-8"), DEFAULT_REFERENCE
-        except OSError:
-            raise TooltapeUsageError(
-                f"the installed tooltape.plugin has no {DEFAULT_REFERENCE} (package data); "
-                "reinstall tooltape, or pass --reference PATH"
-            ) from None
-    try:
-        return read_regular_file(path, what="reference outcomes file").decode("utf-8"), str(path)
-    except FileNotFoundError:
-        raise TooltapeUsageError(f"{path}: cannot read the reference outcomes file") from None
-    except UnicodeDecodeError as error:
-        raise TooltapeUsageError(
-            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
-        ) from None
-
-
-def _parsed(text: str, source: str) -> _File:
-    try:
-        document: Any = yaml.load(text, Loader=BoundedSafeLoader) or {}
-        if expanded_size(document, limit=expansion_limit(text)) is None:
-            raise TooltapeUsageError(
-                f"{source}: not usable YAML: its aliases (*name) expand it far beyond its "
-                f"{len(text):,} characters (an alias bomb?)"
-            )
-        return _File.model_validate(document)
-    except yaml.YAMLError as error:
-        raise TooltapeUsageError(f"{source}: not valid YAML: {error}") from None
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise TooltapeUsageError(f"{source}: {where}: {first['msg']}") from None
-
-
 def load_reference_pins(path: Path | None = None) -> ReferencePins:
     """Load a reference outcomes file (the bundled one when ``path`` is None).
 
     Raises:
         TooltapeUsageError: The file is missing, not YAML, or not shaped as above.
     """
-    text, source = _read(path)
-    parsed = _parsed(text, source)
+    text, source = read_data_file(
+        path, bundled=DEFAULT_REFERENCE, what="reference outcomes file", option="--reference"
+    )
+    parsed = parse_data_file(text, source, _File)
     cells = {
         (scenario, dialect): pin.outcome()
         for scenario, pins in parsed.cells.items()

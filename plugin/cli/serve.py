@@ -56,16 +56,9 @@ def load_script(path: Path) -> list[Any]:
         TooltapeUsageError: Unreadable, not YAML/JSON, or not a list of turns.
     """
     from tooltape.cassettes._yaml import load_yaml
-    from tooltape.harness._files import read_regular_file
+    from tooltape.harness._files import read_text_file
 
-    try:
-        text = read_regular_file(path, what="script").decode("utf-8")
-    except FileNotFoundError:
-        raise TooltapeUsageError(f"{path}: cannot read the script (no such file)") from None
-    except UnicodeDecodeError as error:
-        raise TooltapeUsageError(
-            f"{path}: not UTF-8 text (invalid byte at offset {error.start})"
-        ) from None
+    text = read_text_file(path, what="script")
     document = load_yaml(text, path, what="script")  # bombs, deep nesting: one line
     from tooltape.cassettes._errors import bounded
 

@@ -22,7 +22,8 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers.dialects.openai_chat._parse import ChatStreamReading, read_chat_stream
+from tooltape.fake_providers._stream_reading import StreamReading
+from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import Plan, PlannedCall, Stage, parse_quirk, quirk_kinds, reference_merge
 
 DIALECT = get_dialect("openai_chat")
@@ -68,7 +69,7 @@ def _chat_openai_reading(reads: tuple[bytes, ...]) -> tuple[list[Any], BaseExcep
     return [getattr(c, "tool_call_chunks", []) for c in chunks], None
 
 
-def _assert_same_reading(reading: ChatStreamReading, reads: tuple[bytes, ...]) -> None:
+def _assert_same_reading(reading: StreamReading, reads: tuple[bytes, ...]) -> None:
     deltas, error = _chat_openai_reading(reads)
     assert reading.deltas == deltas
     if error is None:

@@ -12,7 +12,7 @@ from tooltape.fake_providers._haystack import (
 )
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 
@@ -76,16 +76,7 @@ class AnthropicIntegration(Integration):
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
         ),
         litellm_accumulator("anthropic", "claude-sonnet-4-6"),
-        Accumulator(
-            "pydantic_ai.AnthropicModel",
-            "pydantic-ai",
-            ("pydantic_ai", "anthropic"),
-            _pydantic_ai_model,
-            agent_turn,
-            "pydantic-ai: a streamed Agent.iter run through AnthropicModel",
-            install=PYDANTIC_AI_INSTALL,
-            asynchronous=True,
-        ),
+        pydantic_ai_accumulator("AnthropicModel", "anthropic", _pydantic_ai_model),
         Accumulator(
             "haystack_integrations.AnthropicChatGenerator",
             "haystack",

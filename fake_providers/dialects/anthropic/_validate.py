@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._body import BodyProblem, read_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._tool_choice import anthropic_request_problem
 from tooltape.fake_providers.dialects.anthropic._tools import anthropic_tools_problem
@@ -99,10 +99,9 @@ _DUPLICATE_ID = "messages.{n}.content.{m}: `tool_use` ids must be unique"
 
 def validate_anthropic_request(request: ProviderRequest) -> ProviderError | None:
     """The 400 Anthropic answers to ``request``'s tool pairing, or ``None`` when it is fine."""
-    body, problem = read_json(request)
-    problem = problem or field_problem(body, ANTHROPIC_FIELDS)
-    if problem is not None:
-        return anthropic_body_error(problem)
+    body, error = read_body(request, ANTHROPIC_FIELDS, anthropic_body_error)
+    if error is not None:
+        return error
     if isinstance(body, dict) and (
         message := anthropic_request_problem(body) or anthropic_tools_problem(body.get("tools"))
     ):

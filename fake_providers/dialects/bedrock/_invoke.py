@@ -127,17 +127,9 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
 
     name = "bedrock_invoke"
     call_id_format = _CALL_ID
-    event_shape = (
+    event_shape = (  # Anthropic's own events, each under ``bytes``
         ("bytes", "object"),
-        ("bytes.index", "int"),
-        ("bytes.content_block", "object"),
-        ("bytes.content_block.type", "str"),
-        ("bytes.content_block.id", "str"),
-        ("bytes.content_block.name", "str"),
-        ("bytes.content_block.input", "object"),
-        ("bytes.delta", "object"),
-        ("bytes.delta.type", "str"),
-        ("bytes.delta.partial_json", "str"),
+        *((f"bytes.{path}", types) for path, types in AnthropicMessagesDialect.event_shape),
     )
     path = "/model/{modelId}/invoke-with-response-stream"
     complete_path = "/model/{modelId}/invoke"

@@ -68,9 +68,10 @@ names the byte limit).
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._body import BodyProblem, read_body
 from tooltape.fake_providers._tool_schemas import schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.anthropic._tool_choice import anthropic_choice_problem
@@ -193,10 +194,9 @@ def bedrock_body_error(problem: BodyProblem, *, invoke: bool = False) -> Provide
 
 def validate_converse_request(request: ProviderRequest) -> ProviderError | None:
     """Bedrock's 400 for a Converse request with broken tool pairing, else ``None``."""
-    body, problem = read_json(request)
-    problem = problem or field_problem(body, _CONVERSE_FIELDS)
-    if problem is not None:
-        return bedrock_body_error(problem)
+    body, error = read_body(request, _CONVERSE_FIELDS, bedrock_body_error)
+    if error is not None:
+        return error
     model = _MODEL_ID.search(request.path)
     message = converse_error(body, model_id=model.group(1) if model else "")
     return _rejection(message) if message else None
@@ -204,10 +204,9 @@ def validate_converse_request(request: ProviderRequest) -> ProviderError | None:
 
 def validate_invoke_request(request: ProviderRequest) -> ProviderError | None:
     """Claude's 400 (as Bedrock relays it) for an Anthropic body on invoke, else ``None``."""
-    body, problem = read_json(request)
-    problem = problem or field_problem(body, ANTHROPIC_FIELDS)
-    if problem is not None:
-        return bedrock_body_error(problem, invoke=True)
+    body, error = read_body(request, ANTHROPIC_FIELDS, partial(bedrock_body_error, invoke=True))
+    if error is not None:
+        return error
     if isinstance(body, dict) and (text := _invoke_problem(body)):
         return _rejection(text)
     message = anthropic_pairing_error(body)

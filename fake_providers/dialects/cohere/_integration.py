@@ -7,7 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
+from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
 
 __all__ = ["CohereIntegration"]
 
@@ -60,12 +60,7 @@ class CohereIntegration(Integration):
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What cohere's ``ClientV2.chat_stream`` sends."""
-        return {
-            "model": self.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "tools": [openai_tool(n, s) for n, s in tools],
-            "stream": True,
-        }
+        return openai_chat_body(self.model, prompt, tools, stream=True)
 
     def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
         """``cohere.ClientV2(base_url=...)``."""

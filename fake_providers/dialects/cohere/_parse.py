@@ -34,16 +34,16 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._sse import sdk_line_events
 from tooltape.fake_providers._stand_in_ids import StandInUuids
+from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.harness import Delta, Deltas
 
-__all__ = ["CohereStreamReading", "read_cohere_stream"]
+__all__ = ["read_cohere_stream"]
 
 _TOOL_EVENTS = ("tool-call-start", "tool-call-delta", "tool-plan-delta", "tool-call-end")
 _KNOWN_TYPES = {"message-start", "content-start", "content-delta", "content-end", "message-end"}
@@ -55,24 +55,13 @@ _TEMPLATE: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
-class CohereStreamReading:
-    """What ``ChatCohere.stream()`` or ``.astream()`` makes of a body."""
-
-    deltas: Deltas
-    """One list per yielded ``AIMessageChunk`` (langchain-core's empty last chunk left out)."""
-    error: str | None = None
-    """``"<ExceptionName>: <detail>"`` when the adapter (or langchain-core, for a stream
-    that yields nothing) raises after ``deltas``."""
-
-
 class _Unbound(Exception):
     """Stands for the ``UnboundLocalError`` ChatCohere raises at a premature ``tool-call-end``."""
 
 
 def read_cohere_stream(
     body: bytes, *, mode: Literal["stream", "astream"] = "stream"
-) -> CohereStreamReading:
+) -> StreamReading:
     """Read a Cohere v2 chat SSE body the way the cohere SDK and ``ChatCohere`` do.
 
     Args:
@@ -87,12 +76,10 @@ def read_cohere_stream(
         for event in _sdk_events(body, asynchronous=mode == "astream"):
             reader.read(event)
     except _Unbound as error:
-        return CohereStreamReading(reader.deltas, f"UnboundLocalError: {error}")
+        return raised(reader.deltas, error, "UnboundLocalError")
     except (ValueError, TypeError, AttributeError) as error:
-        return CohereStreamReading(reader.deltas, f"{type(error).__name__}: {error}")
-    if not reader.deltas:  # langchain-core's stream()/astream() refuse an empty generation
-        return CohereStreamReading([], "ValueError: No generation chunks were returned")
-    return CohereStreamReading(reader.deltas)
+        return raised(reader.deltas, error)
+    return ended(reader.deltas)  # langchain-core refuses an empty generation
 
 
 # --- the SDK: SSE decoding and event validation -----------------------------------------

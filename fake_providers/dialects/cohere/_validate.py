@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._body import BodyProblem, read_body
 from tooltape.fake_providers._tool_schemas import function_schema_problem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._tool_choice import cohere_request_problem
@@ -45,13 +45,12 @@ def validate_cohere_request(request: ProviderRequest) -> ProviderError | None:
     Returns:
         ``None`` when the history pairs every call (or is not a chat body), else the 400.
     """
-    body, problem = read_json(request)
-    problem = problem or field_problem(body, _FIELDS)
-    if problem is not None:
-        return cohere_body_error(problem)
-    if isinstance(body, dict) and (text := cohere_request_problem(body)):
+    body, error = read_body(request, _FIELDS, cohere_body_error)
+    if body is None:
+        return error
+    if text := cohere_request_problem(body):
         return ProviderError(400, {"message": text})
-    messages = body.get("messages") if isinstance(body, dict) else None
+    messages = body.get("messages")
     if not isinstance(messages, list):
         return None
     for position, message in enumerate(messages):

@@ -8,7 +8,7 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 
 __all__ = ["GeminiIntegration"]
 
@@ -73,16 +73,7 @@ class GeminiIntegration(Integration):
             "pip install google-genai",
         ),
         litellm_accumulator("gemini", "gemini-2.5-flash"),
-        Accumulator(
-            "pydantic_ai.GoogleModel",
-            "pydantic-ai",
-            ("pydantic_ai", "google.genai"),
-            _pydantic_ai_model,
-            agent_turn,
-            "pydantic-ai: a streamed Agent.iter run through GoogleModel",
-            install=PYDANTIC_AI_INSTALL,
-            asynchronous=True,
-        ),
+        pydantic_ai_accumulator("GoogleModel", "google.genai", _pydantic_ai_model),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

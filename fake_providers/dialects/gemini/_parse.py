@@ -46,6 +46,7 @@ from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers._stream_reading import StreamReading
 from tooltape.harness import Deltas
 
 __all__ = ["GeminiStreamReading", "generated_id", "read_gemini_json", "read_gemini_stream"]
@@ -65,13 +66,9 @@ _RESPONSE_FIELDS = (
 
 
 @dataclass(frozen=True)
-class GeminiStreamReading:
-    """What ``ChatGoogleGenerativeAI.stream()`` makes of a body: deltas and how it ended."""
+class GeminiStreamReading(StreamReading):
+    """What ``ChatGoogleGenerativeAI.stream()`` makes of a body, with the ids it minted."""
 
-    deltas: Deltas
-    """One list per yielded ``AIMessageChunk`` (langchain-core's closing chunk left out)."""
-    error: str | None = None
-    """``"<ExceptionName>: <detail>"`` when the SDK raised after ``deltas``."""
     generated_ids: tuple[str, ...] = field(default=())
     """Stand-ins for the ids the adapter generates (calls with no id on the wire), in order."""
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._body import BodyProblem, read_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.gemini._tool_choice import gemini_request_problem
 from tooltape.fake_providers.dialects.gemini._tools import gemini_tools_problem
@@ -88,12 +88,9 @@ def validate_gemini_request(request: ProviderRequest) -> ProviderError | None:
         ``None`` when the history is fine (or the body has no ``contents`` list),
         else the status and body the real API sends.
     """
-    body, problem = read_json(request)
-    problem = problem or field_problem(body, _FIELDS)
-    if problem is not None:
-        return gemini_body_error(problem)
-    if not isinstance(body, dict):
-        return None
+    body, error = read_body(request, _FIELDS, gemini_body_error)
+    if body is None:
+        return error
     if message := gemini_request_problem(body) or gemini_tools_problem(body.get("tools")):
         return _error(message)
     if not isinstance(body.get("contents"), list):

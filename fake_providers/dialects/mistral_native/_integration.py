@@ -7,8 +7,8 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
-from tooltape.fake_providers.dialects.openai_chat._integration import openai_tool
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
+from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
 
 __all__ = ["MistralNativeIntegration"]
 
@@ -65,27 +65,12 @@ class MistralNativeIntegration(Integration):
             "mistralai: chat.stream, each event's delta.tool_calls collected",
         ),
         litellm_accumulator("mistral", "mistral-large-latest"),
-        Accumulator(
-            "pydantic_ai.MistralModel",
-            "pydantic-ai",
-            ("pydantic_ai", "mistralai"),
-            _pydantic_ai_model,
-            agent_turn,
-            "pydantic-ai: a streamed Agent.iter run through MistralModel",
-            install=PYDANTIC_AI_INSTALL,
-            asynchronous=True,
-        ),
+        pydantic_ai_accumulator("MistralModel", "mistralai", _pydantic_ai_model),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ``ChatMistralAI.stream()`` sends for ``prompt`` with ``tools`` bound."""
-        return {
-            "model": self.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "tools": [openai_tool(n, s) for n, s in tools],
-            "tool_choice": "auto",
-            "stream": True,
-        }
+        return openai_chat_body(self.model, prompt, tools, tool_choice="auto", stream=True)
 
     def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
         """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``)."""

@@ -23,37 +23,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._non_streaming import call_deltas, json_document
 from tooltape.fake_providers._stand_in_ids import StandInUuids
+from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.harness import Delta, Deltas
 
-__all__ = ["MistralStreamReading", "read_mistral_stream"]
+__all__ = ["read_mistral_stream"]
 
 
-@dataclass(frozen=True)
-class MistralStreamReading:
-    """What ``ChatMistralAI.stream()`` makes of a body: its deltas and how it ended."""
-
-    deltas: Deltas
-    """One list per yielded ``AIMessageChunk`` (langchain-core's empty last chunk left out)."""
-    error: str | None = None
-    """``"<ExceptionName>: <detail>"`` when the stream raised after ``deltas``."""
-
-
-def read_mistral_stream(body: bytes) -> MistralStreamReading:
-    """Read a Mistral SSE body the way httpx-sse and ``ChatMistralAI`` do.
-
-    Args:
-        body: The raw response body.
-
-    Returns:
-        The deltas yielded and, if the stream raised, the exception's name and detail.
-    """
+def read_mistral_stream(body: bytes) -> StreamReading:
+    """Read a Mistral SSE ``body`` the way httpx-sse and ``ChatMistralAI`` do."""
     deltas: Deltas = []
     stand_ins = StandInUuids(body)
 
@@ -61,7 +44,7 @@ def read_mistral_stream(body: bytes) -> MistralStreamReading:
         return stand_ins().hex
 
     if isinstance(document := json_document(body), dict):
-        return MistralStreamReading(_completion_deltas(document, minted))
+        return StreamReading(_completion_deltas(document, minted))
     try:
         for data in _httpx_sse_data(body.decode("utf-8", errors="replace")):
             if data == "[DONE]":
@@ -71,10 +54,8 @@ def read_mistral_stream(body: bytes) -> MistralStreamReading:
                 continue
             deltas.append(_adapter_delta(chunk["choices"][0]["delta"], minted))
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
-        return MistralStreamReading(deltas, f"{type(error).__name__}: {error}")
-    if not deltas:  # langchain-core's stream() refuses an empty generation
-        return MistralStreamReading([], "ValueError: No generation chunks were returned")
-    return MistralStreamReading(deltas)
+        return raised(deltas, error)
+    return ended(deltas)  # langchain-core refuses an empty generation
 
 
 def _httpx_sse_data(text: str) -> list[str]:

@@ -19,26 +19,15 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._stand_in_ids import StandInUuids
+from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.harness import Delta, Deltas
 
-__all__ = ["OllamaStreamReading", "read_ollama_stream"]
-
-
-@dataclass(frozen=True)
-class OllamaStreamReading:
-    """What ``ChatOllama.stream()`` makes of a body: its deltas and how it ended."""
-
-    deltas: Deltas
-    """One list per yielded ``AIMessageChunk`` (langchain-core's empty last chunk left out)."""
-    error: str | None = None
-    """``"<ExceptionName>: <detail>"`` when the client, the adapter or langchain-core (for a
-    stream that yields nothing) raises after ``deltas``."""
+__all__ = ["read_ollama_stream"]
 
 
 class _ResponseError(Exception):
@@ -49,15 +38,8 @@ class _ValidationError(ValueError):
     """Stands for pydantic's ``ValidationError`` of ollama's ``ChatResponse``."""
 
 
-def read_ollama_stream(body: bytes) -> OllamaStreamReading:
-    """Read an Ollama NDJSON body the way ollama-python and ``ChatOllama`` do.
-
-    Args:
-        body: The raw response body.
-
-    Returns:
-        The deltas yielded and, if the stream raised, the exception's name and detail.
-    """
+def read_ollama_stream(body: bytes) -> StreamReading:
+    """Read an Ollama NDJSON ``body`` the way ollama-python and ``ChatOllama`` do."""
     deltas: Deltas = []
     stand_ins = StandInUuids(body)
 
@@ -74,14 +56,12 @@ def read_ollama_stream(body: bytes) -> OllamaStreamReading:
             if delta is not None:
                 deltas.append(delta)
     except _ResponseError as error:
-        return OllamaStreamReading(deltas, f"ResponseError: {error}")
+        return raised(deltas, error, "ResponseError")
     except _ValidationError as error:
-        return OllamaStreamReading(deltas, f"ValidationError: {error}")
+        return raised(deltas, error, "ValidationError")
     except (ValueError, TypeError, AttributeError) as error:
-        return OllamaStreamReading(deltas, f"{type(error).__name__}: {error}")
-    if not deltas:  # langchain-core's stream() refuses an empty generation
-        return OllamaStreamReading([], "ValueError: No generation chunks were returned")
-    return OllamaStreamReading(deltas)
+        return raised(deltas, error)
+    return ended(deltas)  # langchain-core refuses an empty generation
 
 
 def _validated(part: dict[str, Any]) -> dict[str, Any]:

@@ -9,14 +9,21 @@ from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
-from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 from tooltape.fake_providers._smolagents import (
     SMOLAGENTS_INSTALL,
     openai_server_model,
     stream_turn,
 )
 
-__all__ = ["OpenAIChatIntegration", "chat_openai", "openai_client", "openai_tool"]
+__all__ = [
+    "OpenAIChatIntegration",
+    "chat_openai",
+    "openai_chat_body",
+    "openai_client",
+    "pydantic_ai_openai",
+    "openai_tool",
+]
 
 _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -24,6 +31,21 @@ _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 def openai_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     """A Chat Completions function tool."""
     return {"type": "function", "function": {"name": name, "parameters": schema}}
+
+
+def openai_chat_body(
+    model: str, prompt: str, tools: Sequence[ToolSpec], **fields: Any
+) -> dict[str, Any]:
+    """A Chat Completions-shaped request body: ``model``, one user turn, tools, then ``fields``.
+
+    Cohere v2, Mistral and Ollama take the same ``messages`` and ``tools`` shape.
+    """
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": prompt}],
+        "tools": [openai_tool(n, s) for n, s in tools],
+        **fields,
+    }
 
 
 def openai_client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
@@ -49,13 +71,22 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     return [(c.function.name, c.function.arguments, c.id) for c in calls]
 
 
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``OpenAIChatModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
+def pydantic_ai_openai(model_class: str, model: str) -> Accumulator:
+    """The pydantic-ai subject through its OpenAI ``model_class``, asking for ``model``.
 
-    provider = OpenAIProvider(base_url=base_url, api_key="sk-tooltape", http_client=http_client)
-    return OpenAIChatModel("gpt-4o", provider=provider)
+    The model reaches the served URL through ``OpenAIProvider`` (``http_client``:
+    httpx2, async); Chat Completions and Responses differ only in the class.
+    """
+
+    def build(base_url: str, http_client: Any = None) -> Any:
+        from pydantic_ai.models import openai as models
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        key = "sk-tooltape"
+        provider = OpenAIProvider(base_url=base_url, api_key=key, http_client=http_client)
+        return getattr(models, model_class)(model, provider=provider)
+
+    return pydantic_ai_accumulator(model_class, "openai", build)
 
 
 class OpenAIChatIntegration(Integration):
@@ -76,16 +107,7 @@ class OpenAIChatIntegration(Integration):
             "openai: chat.completions.create(stream=True) + ChatCompletionStreamState",
         ),
         litellm_accumulator("openai", "gpt-4o"),
-        Accumulator(
-            "pydantic_ai.OpenAIChatModel",
-            "pydantic-ai",
-            ("pydantic_ai", "openai"),
-            _pydantic_ai_model,
-            agent_turn,
-            "pydantic-ai: a streamed Agent.iter run through OpenAIChatModel",
-            install=PYDANTIC_AI_INSTALL,
-            asynchronous=True,
-        ),
+        pydantic_ai_openai("OpenAIChatModel", "gpt-4o"),
         openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
         Accumulator(
             "haystack.OpenAIChatGenerator",
@@ -109,13 +131,9 @@ class OpenAIChatIntegration(Integration):
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What openai-python sends for ``stream=True`` with usage asked for."""
-        return {
-            "model": self.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "tools": [openai_tool(n, s) for n, s in tools],
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
+        return openai_chat_body(
+            self.model, prompt, tools, stream=True, stream_options={"include_usage": True}
+        )
 
     def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
         """``openai.OpenAI(base_url=...)`` with no retries."""

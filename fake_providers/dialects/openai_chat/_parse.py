@@ -19,43 +19,26 @@ The empty ``chunk_position="last"`` chunk ``ChatOpenAI`` ends with is left out.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._sse import openai_sdk_events
+from tooltape.fake_providers._stream_reading import StreamReading, raised
 from tooltape.harness import Delta, Deltas
 from tooltape.harness._json_text import loads
 from tooltape.harness._stored import stored_chunks
 
-__all__ = ["ChatStreamReading", "read_chat_stream"]
-
-
-@dataclass(frozen=True)
-class ChatStreamReading:
-    """What ``ChatOpenAI.stream()`` makes of a body: its deltas and how it ended."""
-
-    deltas: Deltas
-    """One list per yielded ``AIMessageChunk`` (the final ``chunk_position="last"`` left out)."""
-    error: str | None = None
-    """``"<ExceptionName>: <detail>"`` when the SDK or the adapter raises after ``deltas``."""
+__all__ = ["read_chat_stream"]
 
 
 class _StreamAPIError(Exception):
     """Stands for ``openai.APIError``, raised by the SDK on an ``error`` object."""
 
 
-def read_chat_stream(body: bytes) -> ChatStreamReading:
-    """Read a Chat Completions SSE body the way openai-python and ``ChatOpenAI`` do.
-
-    Args:
-        body: The raw response body.
-
-    Returns:
-        The deltas yielded and, if the stream raised, the exception's name and detail.
-    """
+def read_chat_stream(body: bytes) -> StreamReading:
+    """Read a Chat Completions SSE ``body`` the way openai-python and ``ChatOpenAI`` do."""
     return _read_chunks(_sdk_payloads(body))
 
 
@@ -67,7 +50,7 @@ def _sdk_payloads(body: bytes) -> Iterator[tuple[str | None, Any]]:
         yield event, loads(data)
 
 
-def _read_chunks(chunks: Iterable[tuple[str | None, Any]]) -> ChatStreamReading:
+def _read_chunks(chunks: Iterable[tuple[str | None, Any]]) -> StreamReading:
     deltas: Deltas = []
     human = [False]
     try:
@@ -85,10 +68,10 @@ def _read_chunks(chunks: Iterable[tuple[str | None, Any]]) -> ChatStreamReading:
             if delta is not None:
                 deltas.append(delta)
     except _StreamAPIError as error:
-        return ChatStreamReading(deltas, f"APIError: {error}")
+        return raised(deltas, error, "APIError")
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
-        return ChatStreamReading(deltas, f"{type(error).__name__}: {error}")
-    return ChatStreamReading(deltas)
+        return raised(deltas, error)
+    return StreamReading(deltas)
 
 
 def _stream_error_message(error: Any) -> str:

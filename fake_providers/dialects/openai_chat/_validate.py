@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem, field_problem, read_json
+from tooltape.fake_providers._body import BodyProblem, read_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._tool_choice import chat_request_error
 from tooltape.fake_providers.dialects.openai_chat._tools import chat_tools_error
@@ -101,12 +101,9 @@ def validate_chat_request(request: ProviderRequest) -> ProviderError | None:
         ``None`` when the history is fine (or is not a Chat Completions body at
         all), else the status and body the real API sends.
     """
-    body, problem = read_json(request)
-    problem = problem or field_problem(body, _CHAT_FIELDS)
-    if problem is not None:
-        return openai_body_error(problem)
-    if not isinstance(body, dict):
-        return None
+    body, error = read_body(request, _CHAT_FIELDS, openai_body_error)
+    if body is None:
+        return error
     if rejection := chat_request_error(body) or chat_tools_error(body.get("tools")):
         return rejection
     if not isinstance(body.get("messages"), list):

@@ -7,8 +7,11 @@ from typing import Any
 
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
-from tooltape.fake_providers._pydantic_ai import PYDANTIC_AI_INSTALL, agent_turn
-from tooltape.fake_providers.dialects.openai_chat._integration import chat_openai, openai_client
+from tooltape.fake_providers.dialects.openai_chat._integration import (
+    chat_openai,
+    openai_client,
+    pydantic_ai_openai,
+)
 
 __all__ = ["OpenAIResponsesIntegration"]
 
@@ -24,15 +27,6 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     ) as stream:
         final = stream.get_final_response()
     return [(o.name, o.arguments, o.call_id) for o in final.output if o.type == "function_call"]
-
-
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``OpenAIResponsesModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.openai import OpenAIResponsesModel
-    from pydantic_ai.providers.openai import OpenAIProvider
-
-    provider = OpenAIProvider(base_url=base_url, api_key="sk-tooltape", http_client=http_client)
-    return OpenAIResponsesModel("gpt-4.1", provider=provider)
 
 
 class OpenAIResponsesIntegration(Integration):
@@ -52,16 +46,7 @@ class OpenAIResponsesIntegration(Integration):
             _stream_state,
             "openai: responses.stream(...).get_final_response()",
         ),
-        Accumulator(
-            "pydantic_ai.OpenAIResponsesModel",
-            "pydantic-ai",
-            ("pydantic_ai", "openai"),
-            _pydantic_ai_model,
-            agent_turn,
-            "pydantic-ai: a streamed Agent.iter run through OpenAIResponsesModel",
-            install=PYDANTIC_AI_INSTALL,
-            asynchronous=True,
-        ),
+        pydantic_ai_openai("OpenAIResponsesModel", "gpt-4.1"),
         openai_agents_accumulator("OpenAIResponsesModel", "gpt-4.1"),
     )
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooltape.fake_providers._body import field_problem, read_json
+from tooltape.fake_providers._body import read_body
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._tool_choice import responses_request_error
 from tooltape.fake_providers.dialects.openai_chat._tools import responses_tools_error
@@ -43,12 +43,9 @@ _FIELDS: dict[str, tuple[type, ...]] = {"input": (str, list), "model": (str,), "
 
 def validate_responses_request(request: ProviderRequest) -> ProviderError | None:
     """``None`` when the request's function calls and outputs pair, else the API's 400."""
-    payload, problem = read_json(request)
-    problem = problem or field_problem(payload, _FIELDS)
-    if problem is not None:
-        return openai_body_error(problem)
-    if not isinstance(payload, dict):
-        return None
+    payload, error = read_body(request, _FIELDS, openai_body_error)
+    if payload is None:
+        return error
     if rejection := responses_request_error(payload) or responses_tools_error(payload.get("tools")):
         return rejection
     if not isinstance(payload.get("input"), list):
