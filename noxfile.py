@@ -5,6 +5,7 @@
     nox -s standard                  # langchain-tests' standard chat-model suite (args: pytest's)
     nox -s langchain_core_regression # the matrix on langchain-core 1.2.13 must fail, naming cells
     nox -s subjects                  # LiteLLM (the subjects extra) as a matrix subject
+    nox -s js                        # LangChain.js and the Vercel AI SDK (npm ci) as subjects
     nox -s docs                      # the docs site: mkdocs build --strict, then Chromium
 
 Each session installs the project (not the working tree) into its own environment
@@ -12,6 +13,8 @@ under ``.nox/``, so the tests import the installed ``tooltape`` as users do.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -67,6 +70,27 @@ def subjects(session: nox.Session) -> None:
     show_versions(session)
     session.run("python", "-m", "pytest", *SUBJECT_TESTS, *session.posargs)
     session.run("tooltape", "matrix", "--adapters", "reference,litellm,openai-agents")
+
+
+JS_TESTS = (
+    "tests/plugin/test_js_subjects.py",
+    "tests/plugin/test_js_reference.py",
+    "tests/test_cross_language.py",
+)
+"""The modules that run node (LangChain.js, the Vercel AI SDK)."""
+
+
+@nox.session
+def js(session: nox.Session) -> None:
+    """LangChain.js and the Vercel AI SDK as matrix subjects: npm ci, their tests, the matrix."""
+    session.install(".[test]")
+    show_versions(session)
+    folder = str(Path("plugin/js").resolve())
+    session.run("node", "--version", external=True)
+    session.run("npm", "ci", "--no-audit", "--no-fund", "--prefix", folder, external=True)
+    env = {"TOOLTAPE_JS_DIR": folder}
+    session.run("python", "-m", "pytest", *JS_TESTS, *session.posargs, env=env)
+    session.run("tooltape", "matrix", "--adapters", "reference,langchain-js,vercel-ai", env=env)
 
 
 @nox.session

@@ -53,7 +53,7 @@ JS_ACCUMULATOR = "langchain-js"
 JS_DIALECTS = ("openai_chat", "anthropic_messages")
 """The dialects LangChain.js reads, through ``ChatOpenAI`` and ``ChatAnthropic``."""
 PACKAGED = Path(__file__).parent / "js"
-_FILES = ("package.json", "package-lock.json", "merge.mjs")
+_FILES = ("package.json", "package-lock.json", "merge.mjs", "subjects.mjs")
 _NEEDS = ("@langchain/core", "@langchain/openai", "@langchain/anthropic")
 _JOB = re.compile(r"^/job/(\d+)(/.*)$")
 _TIMEOUT = 300.0
@@ -77,12 +77,15 @@ def _prepare(directory: Path) -> None:
             target.write_bytes(source)
 
 
-def js_missing(directory: Path | None = None) -> str | None:
-    """What LangChain.js needs and lacks, in one sentence with the fix; ``None`` when ready."""
+def js_missing(directory: Path | None = None, needs: Sequence[str] = _NEEDS) -> str | None:
+    """What LangChain.js (or the ``needs`` packages) lacks, in one sentence with the fix.
+
+    ``None`` when node is on PATH and every package is installed.
+    """
     directory = js_reference_dir() if directory is None else directory
     if shutil.which("node") is None:
         return "node is not on PATH (LangChain.js needs Node.js 20 or newer)"
-    absent = [name for name in _NEEDS if not (directory / "node_modules" / name).is_dir()]
+    absent = [name for name in needs if not (directory / "node_modules" / name).is_dir()]
     if absent:
         _prepare(directory)
         return (

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tooltape.fake_providers import (
@@ -51,6 +51,9 @@ from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
 from tooltape.plugin._engine.expectations import Expectations
 from tooltape.plugin._engine.reference_pins import ReferencePins
 from tooltape.plugin._engine.subjects import Adapter, Merged, adapters
+
+if TYPE_CHECKING:
+    from tooltape.plugin._engine.js_subjects import BatchOutcome
 
 __all__ = [
     "DEFAULT_CELL_MEMORY",
@@ -281,6 +284,8 @@ class _Stage:
         """Each subject's time limit per cell (``None``: none)."""
         self.megabytes: float | None = DEFAULT_CELL_MEMORY
         """How far each subject may grow the process's memory per cell (``None``: no bound)."""
+        self.batched: dict[tuple[str, str, str], BatchOutcome] = {}
+        """Batched subjects' outcomes by ``(subject, scenario, dialect)``, run ahead."""
 
     def serve(self, adapter: Adapter, dialect: Dialect, wire: Wire) -> FakeProvider:
         provider = self._provider(adapter.transport, dialect).stream(wire)
@@ -350,6 +355,8 @@ def _run_subject(
     stage: _Stage, adapter: Adapter, dialect: Dialect, cell: Cell, wire: Wire
 ) -> Result:
     assert cell.reference is not None
+    if adapter.batch is not None:
+        return _batched_result(stage, adapter, cell)
     started = time.perf_counter()
     stage.logs.take()  # what was logged between subjects is not this one's
     with warnings.catch_warnings(record=True) as caught:
@@ -370,6 +377,48 @@ def _run_subject(
     result.seconds = time.perf_counter() - started
     result.warnings = sorted({str(w.message) for w in caught} | set(stage.logs.take()))
     return result
+
+
+def _batched_result(stage: _Stage, adapter: Adapter, cell: Cell) -> Result:
+    """A batched subject's result in ``cell``, from what its batch made of it."""
+    outcome = stage.batched[adapter.name, cell.scenario.name, cell.dialect]
+    error = outcome.error
+    if isinstance(error, CellHangs):
+        result = Result(adapter.name, "hangs", f"{cell.scenario.name}: {error}", "CellHangs")
+    elif error is not None:
+        result = Result(adapter.name, "crashes", _short(error), type(error).__name__)
+    else:
+        assert outcome.merged is not None
+        result = Result(adapter.name, *_subject_outcome(cell, outcome.merged))
+    result.seconds = outcome.seconds
+    return result
+
+
+def _run_batches(
+    stage: _Stage, pairs: Sequence[tuple[Scenario, Dialect]], subjects: dict[str, list[Adapter]]
+) -> None:
+    """Run each batched subject over every cell it reads, at once, before the cells stream."""
+    from tooltape.plugin._engine.js_subjects import BatchCell
+
+    batched = {a.name: a for group in subjects.values() for a in group if a.batch is not None}
+    wires: dict[tuple[str, str], Wire | None] = {}
+    for adapter in batched.values():
+        assert adapter.batch is not None
+        keys, cells = [], []
+        for scenario, dialect in pairs:
+            if adapter not in subjects[dialect.name]:
+                continue
+            if (scenario.name, dialect.name) not in wires:
+                try:
+                    rendered = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
+                except TooltapeUsageError:
+                    rendered = None
+                wires[scenario.name, dialect.name] = rendered
+            wire = wires[scenario.name, dialect.name]
+            if wire is not None:
+                keys.append((adapter.name, scenario.name, dialect.name))
+                cells.append(BatchCell(dialect, wire, scenario.plan))
+        stage.batched.update(zip(keys, adapter.batch(cells, stage.seconds), strict=True))
 
 
 def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
@@ -534,11 +583,14 @@ def run_matrix(
     """
     resolved = [get_dialect(name) for name in dialects]
     subjects = {d.name: subjects_for(d, adapters, extra) for d in resolved}
-    needs_server = any(a.transport == "server" for group in subjects.values() for a in group)
+    needs_server = any(
+        a.transport == "server" and a.batch is None for group in subjects.values() for a in group
+    )
     pairs = [(scenario, dialect) for scenario in scenarios for dialect in resolved]
     cells = []
     with _staged(needs_server) as stage:
         stage.seconds, stage.megabytes = cell_timeout, cell_memory
+        _run_batches(stage, pairs, subjects)
         for start in range(0, len(pairs), _PREPARED_AHEAD):
             block = pairs[start : start + _PREPARED_AHEAD]
             prepared = [_prepared(scenario, dialect) for scenario, dialect in block]

@@ -24,11 +24,14 @@ import importlib.util
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tooltape.fake_providers import get_dialect
 from tooltape.fake_providers._integration import Accumulator, RawCall
 from tooltape.harness import Plan
+
+if TYPE_CHECKING:
+    from tooltape.plugin._engine.js_subjects import BatchCell, BatchOutcome
 
 __all__ = [
     "Adapter",
@@ -66,14 +69,23 @@ class Adapter:
     """One line for ``tooltape matrix --help`` and the HTML legend."""
     install: str = ""
     """The command that installs what it requires (shown when it is skipped)."""
+    batch: Callable[[Sequence[BatchCell], float | None], list[BatchOutcome]] | None = None
+    """``batch(cells, cell_timeout)``: every cell of the run at once (one node process for a
+    JavaScript subject), before the matrix streams them; then :attr:`run` is not called."""
+    missing: Callable[[], str | None] | None = None
+    """Instead of :attr:`requires`: the install line when something it needs is absent."""
 
     def available(self) -> bool:
         """True when every required module is installed."""
+        if self.missing is not None:
+            return self.missing() is None
         return all(importlib.util.find_spec(module) is not None for module in self.requires)
 
     @property
     def install_line(self) -> str:
         """:attr:`install`, or ``pip install`` of the first required module."""
+        if self.missing is not None:
+            return self.missing() or self.install
         return self.install or f"pip install {self.requires[0].replace('_', '-')}"
 
 
@@ -207,7 +219,9 @@ def adapters() -> tuple[Adapter, ...]:
         rows.append(row)
         for name in names:
             rows += [accumulator_adapter(a, name) for a in get_dialect(name).accumulators]
-    return tuple(rows)
+    from tooltape.plugin._engine.js_subjects import js_adapters
+
+    return (*rows, *js_adapters())
 
 
 def adapter_names() -> list[str]:

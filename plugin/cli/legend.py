@@ -56,6 +56,8 @@ SUBJECT_KEYS = {
     "ollama-sdk": "Z",
     "haystack": "H",
     "smolagents": "F",
+    "langchain-js": "J",
+    "vercel-ai": "Y",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 

@@ -52,6 +52,7 @@ def test_without_the_packages_the_default_skips_with_the_install_command(tmp_pat
         "package.json",
         "package-lock.json",
         "merge.mjs",
+        "subjects.mjs",
     }
     with pytest.raises(TooltapeUsageError, match=r"^--js: @langchain/core, .* npm ci "):
         require_js()
