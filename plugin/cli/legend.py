@@ -56,6 +56,8 @@ SUBJECT_KEYS = {
     "ollama-sdk": "Z",
     "haystack": "H",
     "smolagents": "F",
+    "llama-index-openai": "I",
+    "llama-index-anthropic": "J",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 

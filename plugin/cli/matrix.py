@@ -331,7 +331,8 @@ def matrix(
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,
     langchain-anthropic, anthropic-sdk, langchain-google-genai, langchain-ollama,
     langchain-cohere, langchain-aws, google-genai-sdk, mistralai-sdk, cohere-sdk, ollama-sdk,
-    litellm, pydantic-ai, openai-agents, haystack, smolagents (those installed; the
+    litellm, pydantic-ai, openai-agents, haystack, smolagents, llama-index-openai,
+    llama-index-anthropic (those installed; the
     others are listed as skipped, with the command that installs them), and yours:
     the tooltape.subjects entry points and each --subject module:factory.
 
