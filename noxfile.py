@@ -6,6 +6,7 @@
     nox -s langchain_core_regression # the matrix on langchain-core 1.2.13 must fail, naming cells
     nox -s subjects                  # LiteLLM (the subjects extra) as a matrix subject
     nox -s js                        # LangChain.js and the Vercel AI SDK (npm ci) as subjects
+    nox -s subjects_llamaindex       # llama-index's LLMs (the llamaindex extra: openai<3)
     nox -s docs                      # the docs site: mkdocs build --strict, then Chromium
 
 Each session installs the project (not the working tree) into its own environment
@@ -91,6 +92,24 @@ def js(session: nox.Session) -> None:
     env = {"TOOLTAPE_JS_DIR": folder}
     session.run("python", "-m", "pytest", *JS_TESTS, *session.posargs, env=env)
     session.run("tooltape", "matrix", "--adapters", "reference,langchain-js,vercel-ai", env=env)
+
+
+LLAMA_INDEX_TESTS = ("tests/plugin/test_llama_index_subject.py",)
+"""The modules that need the llamaindex extra."""
+
+
+@nox.session(venv_backend="uv")
+def subjects_llamaindex(session: nox.Session) -> None:
+    """llama-index's OpenAI and Anthropic LLMs as matrix subjects: tests, matrix.
+
+    Not with ``test``: llama-index-llms-openai 0.8 wants ``openai<3`` (``test`` asks >=3.38),
+    so this environment has the project, its llamaindex extra and the test runner only.
+    """
+    session.install(".[llamaindex]", "pytest-xdist>=3.5", "pytest-asyncio>=1.0")
+    show_versions(session)
+    session.run("python", "-m", "pytest", *LLAMA_INDEX_TESTS, *session.posargs)
+    adapters = "reference,llama-index-openai,llama-index-anthropic"
+    session.run("tooltape", "matrix", "--adapters", adapters)
 
 
 @nox.session

@@ -11,6 +11,7 @@ merge its streams. Every built-in dialect declares each of these in an
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -18,7 +19,16 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._wire import ProviderRequest
 from tooltape.harness._errors import TooltapeUsageError
 
-__all__ = ["Accumulator", "Integration", "RawCall", "ToolSpec"]
+__all__ = ["Accumulator", "Integration", "RawCall", "ToolSpec", "installed"]
+
+
+def installed(module: str) -> bool:
+    """True when ``module`` can be imported; a dotted name whose parent is absent is not."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # find_spec("a.b") imports "a"
+        return False
+
 
 ToolSpec = tuple[str, dict[str, Any]]
 """A tool a request offers: its name and the JSON schema of its arguments."""

@@ -19,7 +19,6 @@ raised, or why it was skipped.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, dialect_names, get_dialect
-from tooltape.fake_providers._integration import Accumulator
+from tooltape.fake_providers._integration import Accumulator, installed
 from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
     Plan,
@@ -247,7 +246,7 @@ def _run_dialect(stage: _Stage, dialect: str, wire: Wire) -> list[AccumulatorRes
     results = [AccumulatorResult(LANGCHAIN, dialect, calls, error)]
     for accumulator in get_dialect(dialect).accumulators:
         name = accumulator.name
-        missing = [m for m in accumulator.requires if importlib.util.find_spec(m) is None]
+        missing = [m for m in accumulator.requires if not installed(m)]
         if missing:
             results.append(
                 AccumulatorResult(name, dialect, skipped=f"{missing[0]} is not installed")

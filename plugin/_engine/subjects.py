@@ -20,14 +20,13 @@ ollama and cohere); botocore (Bedrock) is given the URL of a real server on
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._integration import Accumulator, RawCall
+from tooltape.fake_providers._integration import Accumulator, RawCall, installed
 from tooltape.harness import Plan
 
 if TYPE_CHECKING:
@@ -79,7 +78,7 @@ class Adapter:
         """True when every required module is installed."""
         if self.missing is not None:
             return self.missing() is None
-        return all(importlib.util.find_spec(module) is not None for module in self.requires)
+        return all(installed(module) for module in self.requires)
 
     @property
     def install_line(self) -> str:

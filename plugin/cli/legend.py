@@ -58,6 +58,8 @@ SUBJECT_KEYS = {
     "smolagents": "F",
     "langchain-js": "J",
     "vercel-ai": "Y",
+    "llama-index-openai": "I",
+    "llama-index-anthropic": "X",
 }
 """One letter per subject: grid columns and HTML badges name whose mark it is with it."""
 

@@ -331,10 +331,10 @@ def matrix(
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,
     langchain-anthropic, anthropic-sdk, langchain-google-genai, langchain-ollama,
     langchain-cohere, langchain-aws, google-genai-sdk, mistralai-sdk, cohere-sdk, ollama-sdk,
-    litellm, pydantic-ai, openai-agents, haystack, smolagents, langchain-js and
-    vercel-ai (in node, one process per run) (those installed; the
-    others are listed as skipped, with the command that installs them), and yours:
-    the tooltape.subjects entry points and each --subject module:factory.
+    litellm, pydantic-ai, openai-agents, haystack, smolagents, llama-index-openai,
+    llama-index-anthropic, langchain-js and vercel-ai (in node, one process per run)
+    (those installed; the others are listed as skipped, with the command that installs
+    them), and yours: the tooltape.subjects entry points and each --subject module:factory.
 
     \b
     Examples:

@@ -70,7 +70,7 @@ def rows() -> dict[str, DifferentialRow]:
 
 def _sdk_disagreements(row: DifferentialRow) -> list[str]:
     """The official SDKs' helpers' disagreements (the libraries' are pinned apart)."""
-    libraries = ("litellm", "pydantic_ai", "agents.", "haystack", "smolagents")
+    libraries = ("litellm", "pydantic_ai", "agents.", "haystack", "smolagents", "llama_index")
     return [d for d in row.disagreements() if not d.startswith(libraries)]
 
 

@@ -12,6 +12,7 @@ from tooltape.fake_providers._haystack import (
 )
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
@@ -86,6 +87,7 @@ class AnthropicIntegration(Integration):
             "haystack: anthropic-haystack's AnthropicChatGenerator.run(tools=...), streaming",
             install=HAYSTACK_INSTALL,
         ),
+        llama_index_accumulator("anthropic"),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
 from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 from tooltape.fake_providers._smolagents import (
@@ -127,6 +128,7 @@ class OpenAIChatIntegration(Integration):
             "smolagents: OpenAIServerModel.generate_stream + agglomerate_stream_deltas",
             install=SMOLAGENTS_INSTALL,
         ),
+        llama_index_accumulator("openai_chat"),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
