@@ -103,6 +103,7 @@ if _typing.TYPE_CHECKING:
         TruncateArgs,
         WholeArgs,
         WholeCall,
+        evidence,
         parse_quirk,
         quirk_kinds,
     )
@@ -206,6 +207,7 @@ __all__ = [
     "describe_counterexample",
     "diagnose_agent_run",
     "draw_lanes",
+    "evidence",
     "find_hazards",
     "find_pairing_problems",
     "first_divergence",
@@ -307,6 +309,7 @@ _LAZY: dict[str, str] = {
     "TruncateArgs": "_quirks",
     "WholeArgs": "_quirks",
     "WholeCall": "_quirks",
+    "evidence": "_quirks",
     "parse_quirk": "_quirks",
     "quirk_kinds": "_quirks",
     "DeltasLike": "_reference",

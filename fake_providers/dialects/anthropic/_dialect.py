@@ -51,7 +51,7 @@ import base64
 import hashlib
 import json
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -84,6 +84,7 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
+    evidence,
 )
 
 __all__ = [
@@ -134,48 +135,36 @@ ANTHROPIC_CALL_ID = IdShape("anthropic", "toolu_01", ALNUM, 22)
 """Anthropic's tool-use ids: ``toolu_01`` and 22 letters and digits (corpus)."""
 
 
-class AnthropicPingEvents(Quirk):
+@evidence(
+    "Anthropic keep-alives",
+    "https://platform.claude.com/docs/build-with-claude/streaming cloudwego/eino#432",
+)
+class AnthropicPingEvents(Quirk, kind="ping_events", stage=Stage.EVENTS):
     """Send ``ping`` keep-alive events between the other events ("anywhere": https://platform.claude.com/docs/build-with-claude/streaming)."""
 
-    kind: Literal["ping_events"] = "ping_events"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic keep-alives",
-        "https://platform.claude.com/docs/build-with-claude/streaming",
-        "https://github.com/cloudwego/eino/issues/432",
-    )
     every: int = Field(default=1, ge=1)
     """A ping after every ``every`` events."""
 
 
-class AnthropicNoEmptyPartialJson(Quirk):
+@evidence(
+    "Anthropic and Bedrock argument-less tools",
+    "langchain-ai/langchain/pull/23915 microsoft/autogen/pull/6979",
+)
+class AnthropicNoEmptyPartialJson(Quirk, kind="no_empty_partial_json", stage=Stage.EVENTS):
     """Leave out the empty first ``partial_json`` after a tool_use start.
 
     With ``empty_args`` an argument-less call then has no ``input_json_delta``
     at all, the other shape Anthropic streams an argument-less call in.
     """
 
-    kind: Literal["no_empty_partial_json"] = "no_empty_partial_json"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic and Bedrock argument-less tools",
-        "https://github.com/langchain-ai/langchain/pull/23915",
-        "https://github.com/microsoft/autogen/pull/6979",
-    )
 
-
-class AnthropicInputOnBlockStart(Quirk):
+@evidence("handled explicitly by langchain-anthropic", "https://github.com/langchain-ai/langchain")
+class AnthropicInputOnBlockStart(Quirk, kind="input_on_block_start", stage=Stage.EVENTS):
     """Put the parsed arguments in ``content_block_start.input`` and send no deltas."""
 
-    kind: Literal["input_on_block_start"] = "input_on_block_start"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "handled explicitly by langchain-anthropic",
-        "https://github.com/langchain-ai/langchain",
-    )
 
-
-class AnthropicJsonPadding(Quirk):
+@evidence("every recording in ../shared/corpus/anthropic", "cloudwego/eino#432")
+class AnthropicJsonPadding(Quirk, kind="json_padding", stage=Stage.EVENTS):
     """Pad each event's JSON with up to ``max_spaces`` spaces before its last ``}``.
 
     The live API pads every event but ``ping`` (every recording in the corpus),
@@ -183,26 +172,17 @@ class AnthropicJsonPadding(Quirk):
     the most spaces, :class:`AnthropicNoJsonPadding` turns the padding off.
     """
 
-    kind: Literal["json_padding"] = "json_padding"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "every recording in ../shared/corpus/anthropic",
-        "https://github.com/cloudwego/eino/issues/432",
-    )
     max_spaces: int = Field(default=16, ge=1)
     """The most spaces put into one event."""
 
 
-class AnthropicNoJsonPadding(Quirk):
+@evidence(
+    "Bedrock invoke chunks (corpus), re-encoding proxies",
+    "cloudwego/eino#432",
+    "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
+)
+class AnthropicNoJsonPadding(Quirk, kind="no_json_padding", stage=Stage.EVENTS):
     """Compact JSON with no padding (Claude on Bedrock, proxies that re-encode the events)."""
-
-    kind: Literal["no_json_padding"] = "no_json_padding"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Bedrock invoke chunks (corpus), re-encoding proxies",
-        "https://github.com/cloudwego/eino/issues/432",
-        "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
-    )
 
 
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (

@@ -79,6 +79,7 @@ from tooltape.harness import (
     PlannedStream,
     Quirk,
     Stage,
+    evidence,
 )
 
 __all__ = [
@@ -105,30 +106,23 @@ _CALL_ID = IdShape("bedrock_converse", "tooluse_", URLSAFE, 22)
 """Converse tool-use ids: ``tooluse_`` and 22 URL-safe characters (corpus)."""
 
 
-class BedrockNoEmptyToolInput(Quirk):
+@evidence(
+    "Bedrock argument-less tools (autogen #6979, spring-ai #3618)", "microsoft/autogen/pull/6979"
+)
+class BedrockNoEmptyToolInput(Quirk, kind="no_empty_tool_input", stage=Stage.EVENTS):
     """Leave out the empty first ``toolUse.input`` delta of each tool block.
 
     With ``empty_args`` an argument-less call is then a ``contentBlockStart``
     followed by ``contentBlockStop``: no delta at all.
     """
 
-    kind: Literal["no_empty_tool_input"] = "no_empty_tool_input"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Bedrock argument-less tools (autogen #6979, spring-ai #3618)",
-        "https://github.com/microsoft/autogen/pull/6979",
-    )
 
-
-class BedrockNoToolUseType(Quirk):
+@evidence(
+    "Claude 3 recordings in ../shared/corpus/bedrock",
+    "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
+)
+class BedrockNoToolUseType(Quirk, kind="no_tool_use_type", stage=Stage.EVENTS):
     """Send ``contentBlockStart.start.toolUse`` without ``type``, as 2024 recordings do."""
-
-    kind: Literal["no_tool_use_type"] = "no_tool_use_type"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Claude 3 recordings in ../shared/corpus/bedrock",
-        "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
-    )
 
 
 EXPRESSES = ARGUMENT_TEXT_QUIRKS

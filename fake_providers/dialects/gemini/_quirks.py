@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from tooltape.fake_providers._expressible import FUZZING_ONLY
-from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError
+from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 
 __all__ = [
     "FinishWithLastPart",
@@ -41,14 +41,15 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # --- EVENTS quirks ----------------------------------------------------------------------
 
 
-class GeminiEventQuirk(Quirk):
+class GeminiEventQuirk(Quirk, stage=Stage.EVENTS):
     """Base of the EVENTS quirks the ``gemini`` dialect understands."""
 
-    kind: str
-    stage: ClassVar[Stage] = Stage.EVENTS
 
-
-class GeminiModel(GeminiEventQuirk):
+@evidence(
+    "corpus recordings of gemini-2.0, 2.5 and 3.x models",
+    "langchain-ai/langchain-google/pull/1811 NousResearch/hermes-agent/pull/80683",
+)
+class GeminiModel(GeminiEventQuirk, kind="gemini_model"):
     """Name another model in ``modelVersion`` (``gemini-2.5-flash``, ``gemini-2.0-flash``).
 
     langchain-google-genai keeps a Gemini 2.x turn's text as a string, while a
@@ -56,47 +57,27 @@ class GeminiModel(GeminiEventQuirk):
     tool-call indexes; the model name alone decides which.
     """
 
-    kind: Literal["gemini_model"] = "gemini_model"
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus recordings of gemini-2.0, 2.5 and 3.x models",
-        "https://github.com/langchain-ai/langchain-google/pull/1811",
-        "https://github.com/NousResearch/hermes-agent/pull/80683",
-    )
     model: str = "gemini-2.5-flash"
     """The ``modelVersion`` every frame carries."""
 
 
-class FinishWithLastPart(GeminiEventQuirk):
+@evidence("gemini-2.0 and 2.5 recordings (corpus)", "envoyproxy/ai-gateway/pull/2399")
+class FinishWithLastPart(GeminiEventQuirk, kind="finish_with_last_part"):
     """Put ``finishReason`` on the frame with the last part, with no final frame (2.x shape)."""
 
-    kind: Literal["finish_with_last_part"] = "finish_with_last_part"
-    cites: ClassVar[tuple[str, ...]] = (
-        "gemini-2.0 and 2.5 recordings (corpus)",
-        "https://github.com/envoyproxy/ai-gateway/pull/2399",
-    )
 
-
-class FinishWithoutParts(GeminiEventQuirk):
+@evidence("envoyproxy/ai-gateway#2399, pydantic-ai#2631", "envoyproxy/ai-gateway/pull/2399")
+class FinishWithoutParts(GeminiEventQuirk, kind="finish_without_parts"):
     """End with a frame whose candidate has ``finishReason`` and no ``content``."""
 
-    kind: Literal["finish_without_parts"] = "finish_without_parts"
-    cites: ClassVar[tuple[str, ...]] = (
-        "envoyproxy/ai-gateway#2399, pydantic-ai#2631",
-        "https://github.com/envoyproxy/ai-gateway/pull/2399",
-    )
 
-
-class NoThoughtSignature(GeminiEventQuirk):
+@evidence("gemini-2.0-flash and 2.5-flash-lite recordings (corpus)", "Chevey339/kelivo/pull/1002")
+class NoThoughtSignature(GeminiEventQuirk, kind="no_thought_signature"):
     """Send no ``thoughtSignature`` (thinking off: gemini-2.0-flash, 2.5-flash-lite)."""
 
-    kind: Literal["no_thought_signature"] = "no_thought_signature"
-    cites: ClassVar[tuple[str, ...]] = (
-        "gemini-2.0-flash and 2.5-flash-lite recordings (corpus)",
-        "https://github.com/Chevey339/kelivo/pull/1002",
-    )
 
-
-class SignatureOnlyPart(GeminiEventQuirk):
+@evidence("vercel/ai#12402, strands-agents#3306, kelivo#1002", "Chevey339/kelivo/pull/1002")
+class SignatureOnlyPart(GeminiEventQuirk, kind="signature_only_part"):
     """Carry the turn's ``thoughtSignature`` on a trailing part of its own.
 
     The part sits in the frame with ``finishReason``; with ``empty_text`` it is
@@ -104,28 +85,26 @@ class SignatureOnlyPart(GeminiEventQuirk):
     into an empty text block (one more index on its counter).
     """
 
-    kind: Literal["signature_only_part"] = "signature_only_part"
-    cites: ClassVar[tuple[str, ...]] = (
-        "vercel/ai#12402, strands-agents#3306, kelivo#1002",
-        "https://github.com/Chevey339/kelivo/pull/1002",
-    )
     empty_text: bool = True
     """Whether the part also says ``"text": ""`` (gemini-3-pro-preview's shape)."""
 
 
-class LowerFinalPromptCount(GeminiEventQuirk):
+@evidence(
+    "langchain-google-genai compensates in _response_to_result",
+    "https://github.com/langchain-ai/langchain-google",
+)
+class LowerFinalPromptCount(GeminiEventQuirk, kind="lower_final_prompt_count"):
     """Lower the cumulative ``promptTokenCount`` on the last frame (Gemini 2.0)."""
 
-    kind: Literal["lower_final_prompt_count"] = "lower_final_prompt_count"
-    cites: ClassVar[tuple[str, ...]] = (
-        "langchain-google-genai compensates in _response_to_result",
-        "https://github.com/langchain-ai/langchain-google",
-    )
     by: int = Field(default=7, ge=1)
     """How many prompt tokens the last frame reports fewer."""
 
 
-class PartialArgs(GeminiEventQuirk):
+@evidence(
+    "vercel/ai#13929, vercel/ai#14358, js-genai PartialArg",
+    "https://googleapis.github.io/js-genai/release_docs/interfaces/types.FunctionCall.html",
+)
+class PartialArgs(GeminiEventQuirk, kind="partial_args", lossless=False):
     """Vertex AI ``streamFunctionCallArguments``: stream each call's args as ``partialArgs``.
 
     A call opens with ``{"name", "willContinue": true}``, each argument leaf
@@ -138,12 +117,6 @@ class PartialArgs(GeminiEventQuirk):
     ``{}`` call per continuation part.
     """
 
-    kind: Literal["partial_args"] = "partial_args"
-    cites: ClassVar[tuple[str, ...]] = (
-        "vercel/ai#13929, vercel/ai#14358, js-genai PartialArg",
-        "https://googleapis.github.io/js-genai/release_docs/interfaces/types.FunctionCall.html",
-    )
-    lossless: ClassVar[bool] = False
     terminal: Literal["empty_call", "last_partial"] = "empty_call"
     """How a call's last frame looks."""
 

@@ -40,7 +40,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
@@ -64,6 +64,7 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
+    evidence,
 )
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
@@ -107,16 +108,11 @@ _CALL_ID = IdShape("ollama", "call_", LOWER_ALNUM, 8)
 """Ollama's tool-call ids: ``call_`` and 8 lower-case letters and digits (corpus)."""
 
 
-class OllamaReemittedCalls(Quirk):
+@evidence(
+    "Ollama native, run-llama/llama_index#22464 (dedup by content)", "openclaw/Tachikoma/pull/34"
+)
+class OllamaReemittedCalls(Quirk, kind="reemitted_calls", stage=Stage.EVENTS, lossless=False):
     """Send every tool-call line twice: ChatOllama yields (and an agent runs) each call twice."""
-
-    kind: Literal["reemitted_calls"] = "reemitted_calls"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Ollama native, run-llama/llama_index#22464 (dedup by content)",
-        "https://github.com/openclaw/Tachikoma/pull/34",
-    )
-    lossless: ClassVar[bool] = False
 
 
 # --- rendering --------------------------------------------------------------------------

@@ -11,10 +11,8 @@ quirk and the dialect rather than render a stream that silently ignores them.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
 from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, FUZZING_ONLY
-from tooltape.harness import Quirk, Stage
+from tooltape.harness import Quirk, Stage, evidence
 
 __all__ = [
     "DataOnlyFrames",
@@ -53,7 +51,8 @@ NOT_EXPRESSIBLE = {
 """Tool-chunk quirk kinds this dialect rejects, with the reason."""
 
 
-class NoArgumentDeltas(Quirk):
+@evidence("codex-spark class models, litellm and sub2api bridges", "BerriAI/litellm#27144")
+class NoArgumentDeltas(Quirk, kind="no_argument_deltas", stage=Stage.EVENTS, lossless=False):
     """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done``.
 
     langchain-openai up to 1.7 reads function-call arguments from
@@ -61,16 +60,9 @@ class NoArgumentDeltas(Quirk):
     arguments; 1.8.1 and later stream what ``.done`` completes, and recover them.
     """
 
-    kind: Literal["no_argument_deltas"] = "no_argument_deltas"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "codex-spark class models, litellm and sub2api bridges",
-        "https://github.com/BerriAI/litellm/issues/27144",
-    )
-    lossless: ClassVar[bool] = False
 
-
-class OpenCallsFirst(Quirk):
+@evidence("OmniRoute dispatches, langchain #32562 and #34311", "diegosouzapw/OmniRoute/pull/11144")
+class OpenCallsFirst(Quirk, kind="open_calls_first", stage=Stage.EVENTS, lossless=False):
     """Open every function_call item before any of them receives arguments.
 
     langchain-openai starts a new chunk index whenever ``output_index`` changes,
@@ -78,78 +70,45 @@ class OpenCallsFirst(Quirk):
     id-less half holding the real arguments.
     """
 
-    kind: Literal["open_calls_first"] = "open_calls_first"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "OmniRoute dispatches, langchain #32562 and #34311",
-        "https://github.com/diegosouzapw/OmniRoute/pull/11144",
-    )
-    lossless: ClassVar[bool] = False
 
-
-class ResponseFailed(Quirk):
+@evidence(
+    "OpenAI Responses streaming reference",
+    "https://platform.openai.com/docs/api-reference/responses-streaming",
+)
+class ResponseFailed(Quirk, kind="response_failed", stage=Stage.EVENTS):
     """End an ``error`` finish with ``response.failed`` instead of an ``error`` event."""
 
-    kind: Literal["response_failed"] = "response_failed"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI Responses streaming reference",
-        "https://platform.openai.com/docs/api-reference/responses-streaming",
-    )
 
-
-class EncryptedReasoning(Quirk):
+@evidence("corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings")
+class EncryptedReasoning(Quirk, kind="encrypted_reasoning", stage=Stage.EVENTS):
     """Stream the reasoning item without summary events, as ``encrypted_content`` only.
 
     What reasoning models send when no ``reasoning.summary`` is requested: an
     ``output_item.added``/``.done`` pair and nothing in between.
     """
 
-    kind: Literal["encrypted_reasoning"] = "encrypted_reasoning"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings",
-    )
 
-
-class NoSequenceNumber(Quirk):
+@evidence("corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings")
+class NoSequenceNumber(Quirk, kind="no_sequence_number", stage=Stage.EVENTS):
     """Leave ``sequence_number`` out of every event, as OpenAI did until mid-2025."""
 
-    kind: Literal["no_sequence_number"] = "no_sequence_number"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings",
-    )
 
-
-class ResponsesNoObfuscation(Quirk):
+@evidence("corpus: DeepSeek and OpenRouter Responses recordings")
+class ResponsesNoObfuscation(Quirk, kind="responses_no_obfuscation", stage=Stage.EVENTS):
     """Leave the ``obfuscation`` padding off delta events (``include_obfuscation: false``)."""
 
-    kind: Literal["responses_no_obfuscation"] = "responses_no_obfuscation"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = ("corpus: DeepSeek and OpenRouter Responses recordings",)
 
-
-class DataOnlyFrames(Quirk):
+@evidence(
+    "corpus: OpenRouter /responses recording",
+    "https://platform.claude.com/docs/build-with-claude/streaming",
+)
+class DataOnlyFrames(Quirk, kind="responses_data_only", stage=Stage.EVENTS):
     """Send ``data:`` lines only, without the ``event:`` line (OpenRouter)."""
 
-    kind: Literal["responses_data_only"] = "responses_data_only"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: OpenRouter /responses recording",
-        "https://platform.claude.com/docs/build-with-claude/streaming",
-    )
 
-
-class DoneSentinel(Quirk):
+@evidence("corpus: OpenRouter /responses recording", "looplj/axonhub/pull/2259")
+class DoneSentinel(Quirk, kind="responses_done_sentinel", stage=Stage.EVENTS):
     """Send ``data: [DONE]`` after the terminal event, as Chat Completions does (OpenRouter)."""
-
-    kind: Literal["responses_done_sentinel"] = "responses_done_sentinel"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: OpenRouter /responses recording",
-        "https://github.com/looplj/axonhub/pull/2259",
-    )
 
 
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (
