@@ -77,6 +77,7 @@ if _typing.TYPE_CHECKING:
         pending_tool_calls,
     )
     from tooltape.harness._quirks import (
+        CAPABILITIES,
         AsciiEscapes,
         ChangingId,
         CumulativeArgs,
@@ -132,6 +133,7 @@ __all__ = [
     "AgentLoopDetected",
     "AgentRunUnhealthy",
     "AsciiEscapes",
+    "CAPABILITIES",
     "CallEntry",
     "CallResolution",
     "ChangingId",
@@ -283,6 +285,7 @@ _LAZY: dict[str, str] = {
     "assert_tool_messages_paired": "_pairing",
     "find_pairing_problems": "_pairing",
     "pending_tool_calls": "_pairing",
+    "CAPABILITIES": "_quirks",
     "AsciiEscapes": "_quirks",
     "ChangingId": "_quirks",
     "CumulativeArgs": "_quirks",

@@ -120,19 +120,18 @@ _BY_NAME: dict[str, Quirk] = {}
 
 
 CAPABILITIES: dict[str, str] = {
-    "arg_text": "arguments travel as JSON text, which may be spelled or broken any way",
+    "escaped_text": "non-ASCII argument text may travel as \\uXXXX escapes",
+    "args_text": "arguments travel as JSON text, which may be broken or not an object",
     "arg_pieces": "a call's argument text may arrive in several pieces",
     "interleaving": "the pieces of parallel calls may interleave",
-    "name_fragments": "a call's name may ride on any of its chunks, cut, late or repeated",
-    "id_fragments": "a call's id may ride on any of its chunks, late, repeated or changed",
+    "name_fragments": "a call's name may ride on any of its chunks: cut, late or repeated",
+    "id_fragments": "a call's id may ride on any of its chunks: late, repeated or changed",
     "optional_id": "a call may arrive without an id",
     "optional_index": "a chunk may arrive without an index",
     "index_field": "the index is a field of its own, not the call's position",
     "packing": "one streamed message may carry several chunks",
-    "idle_messages": "messages with no tool-call chunk between the fragments; the fakes do "
-    "not render them yet (the merge fuzzer draws them)",
-    "respelled_args": "argument JSON spelled another way; the fakes do not render it yet "
-    "(the merge fuzzer draws it)",
+    "idle_messages": "a stream shape check_merger draws; the fakes do not render it yet",
+    "respelled_args": "an argument spelling check_merger draws; the fakes do not render it yet",
 }
 """What a wire can carry, by name: a tool-chunk quirk ``needs`` some, a dialect ``carries`` some."""
 
@@ -282,7 +281,7 @@ def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
     "OpenAI and most Python servers",
     "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
 )
-class AsciiEscapes(Quirk, kind="ascii_escapes", stage=Stage.TEXT):
+class AsciiEscapes(Quirk, kind="ascii_escapes", stage=Stage.TEXT, needs={"escaped_text"}):
     r"""Serialise non-ASCII characters as ``\uXXXX`` escapes (``json.dumps``'s default)."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -297,7 +296,7 @@ class AsciiEscapes(Quirk, kind="ascii_escapes", stage=Stage.TEXT):
     "Anthropic, Bedrock, vLLM no-arg tools",
     "langchain-ai/langchain/pull/23915 microsoft/autogen/pull/6979 vllm-project/vllm#32152",
 )
-class EmptyArgs(Quirk, kind="empty_args", stage=Stage.TEXT):
+class EmptyArgs(Quirk, kind="empty_args", stage=Stage.TEXT, needs=()):
     """Send no argument text at all for calls whose args are ``{}``."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -313,7 +312,9 @@ class EmptyArgs(Quirk, kind="empty_args", stage=Stage.TEXT):
     "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
     "vllm-project/vllm#32152",
 )
-class NonObjectArgs(Quirk, kind="non_object_args", stage=Stage.TEXT, lossless=False):
+class NonObjectArgs(
+    Quirk, kind="non_object_args", stage=Stage.TEXT, lossless=False, needs={"args_text"}
+):
     """Replace one call's arguments by JSON that is not an object."""
 
     call: int = 0
@@ -339,7 +340,9 @@ _MALFORMED = {
     "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
     "vllm-project/vllm#32152 open-webui/open-webui/pull/22235",
 )
-class MalformedArgs(Quirk, kind="malformed_args", stage=Stage.TEXT, lossless=False):
+class MalformedArgs(
+    Quirk, kind="malformed_args", stage=Stage.TEXT, lossless=False, needs={"args_text"}
+):
     """Replace one call's arguments by malformed JSON."""
 
     call: int = 0
@@ -380,7 +383,9 @@ def _inside_string(text: str, position: int) -> bool:
     "openai/openai-openapi/pull/248",
     "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
 )
-class TruncateArgs(Quirk, kind="truncate_args", stage=Stage.TEXT, lossless=False):
+class TruncateArgs(
+    Quirk, kind="truncate_args", stage=Stage.TEXT, lossless=False, needs={"args_text", "arg_pieces"}
+):
     """End the stream inside one call's arguments, with no terminal event.
 
     langchain-core's ``parse_partial_json`` closes the open string or literal and
@@ -439,7 +444,7 @@ def _token_like_cuts(text: str, rng: Random, max_size: int) -> list[int]:
 
 
 @evidence("every streaming provider", "https://platform.openai.com/docs/guides/function-calling")
-class SplitArgs(_Splitter, kind="split_args"):
+class SplitArgs(_Splitter, kind="split_args", needs={"arg_pieces"}):
     """Fragment the argument text at arbitrary points (the default shape of every stream).
 
     With ``pieces`` unset the cuts look like a tokenizer's: 1 to ``max_size``
@@ -466,7 +471,7 @@ class SplitArgs(_Splitter, kind="split_args"):
     "any provider that escapes non-ASCII",
     "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
 )
-class SplitInsideEscapes(_Splitter, kind="split_inside_escapes"):
+class SplitInsideEscapes(_Splitter, kind="split_inside_escapes", needs={"arg_pieces"}):
     r"""Cut inside every ``\uXXXX`` escape and between surrogate halves (https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py).
 
     Combine with :class:`AsciiEscapes` so non-ASCII text travels as escapes. A
@@ -486,7 +491,7 @@ class SplitInsideEscapes(_Splitter, kind="split_inside_escapes"):
 @evidence(
     "Anthropic no-arg tools, vLLM", "langchain-ai/langchain/pull/23915 vllm-project/vllm#32152"
 )
-class WholeArgs(_Splitter, kind="whole_args"):
+class WholeArgs(_Splitter, kind="whole_args", needs=()):
     """Send each call's arguments in one piece after the header (e.g. ``{}`` at once)."""
 
     def cut_points(self, text: str, rng: Random) -> list[int]:
@@ -500,7 +505,7 @@ class WholeArgs(_Splitter, kind="whole_args"):
     "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
     "langchain-ai/langchain-google/pull/1811",
 )
-class WholeCall(_Splitter, kind="whole_call", header_carries_args=True):
+class WholeCall(_Splitter, kind="whole_call", header_carries_args=True, needs=()):
     """Send each call whole in one chunk: id, name and all arguments together."""
 
     def cut_points(self, text: str, rng: Random) -> list[int]:
@@ -515,7 +520,13 @@ class WholeCall(_Splitter, kind="whole_call", header_carries_args=True):
     "DashScope native, vLLM hermes flush, crewAI async",
     "https://github.com/langchain-ai/langchain-community vllm-project/vllm#10395",
 )
-class CumulativeArgs(Quirk, kind="cumulative_args", stage=Stage.PIECES, lossless=False):
+class CumulativeArgs(
+    Quirk,
+    kind="cumulative_args",
+    stage=Stage.PIECES,
+    lossless=False,
+    needs={"args_text", "arg_pieces"},
+):
     """Each chunk repeats all arguments so far instead of the new part."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -541,7 +552,7 @@ def _ensure_fragments(fragments: list[Any], count: int) -> None:
 
 
 @evidence("llama.cpp before #13800, OpenAI grammar permits it", "ggml-org/llama.cpp/pull/13800")
-class SplitName(Quirk, kind="split_name", stage=Stage.FIELDS, priority=1):
+class SplitName(Quirk, kind="split_name", stage=Stage.FIELDS, priority=1, needs={"name_fragments"}):
     """Spread the name over the first ``parts`` chunks of a call."""
 
     parts: int = Field(default=2, ge=2)
@@ -563,7 +574,9 @@ class SplitName(Quirk, kind="split_name", stage=Stage.FIELDS, priority=1):
     "NousResearch/hermes-agent#8259 vllm-project/vllm#13192 ggml-org/llama.cpp/pull/12379",
     "open-webui/open-webui/pull/22235",
 )
-class RepeatName(Quirk, kind="repeat_name", stage=Stage.FIELDS, lossless=False):
+class RepeatName(
+    Quirk, kind="repeat_name", stage=Stage.FIELDS, lossless=False, needs={"name_fragments"}
+):
     """Repeat the full name on every chunk of a call.
 
     langchain-core concatenates names, so ``get_weather`` becomes
@@ -578,7 +591,7 @@ class RepeatName(Quirk, kind="repeat_name", stage=Stage.FIELDS, lossless=False):
 
 
 @evidence("translators that emit the name late", "assistant-ui/assistant-ui/pull/7063")
-class LateName(Quirk, kind="late_name", stage=Stage.FIELDS, priority=2):
+class LateName(Quirk, kind="late_name", stage=Stage.FIELDS, priority=2, needs={"name_fragments"}):
     """Send the name only on the last chunk of a call, after the arguments."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -595,7 +608,9 @@ class LateName(Quirk, kind="late_name", stage=Stage.FIELDS, priority=2):
     "BerriAI/litellm#8990 InternLM/lmdeploy#3412",
     "spring-ai-alibaba/spring-ai-extensions/pull/266 lmstudio-ai/lmstudio-bug-tracker#649",
 )
-class IdOnEveryChunk(Quirk, kind="id_on_every_chunk", stage=Stage.FIELDS, priority=3):
+class IdOnEveryChunk(
+    Quirk, kind="id_on_every_chunk", stage=Stage.FIELDS, priority=3, needs={"id_fragments"}
+):
     """Repeat the call id on every chunk of a call."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -606,7 +621,7 @@ class IdOnEveryChunk(Quirk, kind="id_on_every_chunk", stage=Stage.FIELDS, priori
 
 
 @evidence("late-id translators", "vllm-project/vllm/pull/23522")
-class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4):
+class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4, needs={"id_fragments"}):
     """Send the id only on the last chunk of a call, not on the first."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -619,7 +634,14 @@ class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4):
 
 
 @evidence("vLLM harmony parser", "vllm-project/vllm/pull/23522")
-class ChangingId(Quirk, kind="changing_id", stage=Stage.FIELDS, priority=5, lossless=False):
+class ChangingId(
+    Quirk,
+    kind="changing_id",
+    stage=Stage.FIELDS,
+    priority=5,
+    lossless=False,
+    needs={"id_fragments"},
+):
     """Change the call id halfway through a call (vLLM's harmony parser).
 
     langchain-core refuses to merge chunks whose ids differ, so one call becomes
@@ -641,7 +663,9 @@ class ChangingId(Quirk, kind="changing_id", stage=Stage.FIELDS, priority=5, loss
 
 
 @evidence("vLLM, SGLang index>0, crewAI #7534", "vllm-project/vllm#9693")
-class MissingId(Quirk, kind="missing_id", stage=Stage.FIELDS, priority=7, lossless=False):
+class MissingId(
+    Quirk, kind="missing_id", stage=Stage.FIELDS, priority=7, lossless=False, needs={"optional_id"}
+):
     """Send no id at all (SGLang, client rebuilds).
 
     langchain-core builds calls with ``id=None``; ToolNode cannot pair them.
@@ -654,7 +678,9 @@ class MissingId(Quirk, kind="missing_id", stage=Stage.FIELDS, priority=7, lossle
 
 
 @evidence("Ollama compat, bridges that reuse ids", "router-for-me/CLIProxyAPI#2798")
-class DuplicateIds(Quirk, kind="duplicate_ids", stage=Stage.FIELDS, priority=6, lossless=False):
+class DuplicateIds(
+    Quirk, kind="duplicate_ids", stage=Stage.FIELDS, priority=6, lossless=False, needs=()
+):
     """Give every call the first call's id (the provider reports duplicate ids)."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -668,7 +694,7 @@ class DuplicateIds(Quirk, kind="duplicate_ids", stage=Stage.FIELDS, priority=6, 
 
 
 @evidence("Bedrock, vLLM, Qwen-Agent captures", "BerriAI/litellm/pull/34230")
-class InterleaveCalls(Quirk, kind="interleave_calls", stage=Stage.ORDER):
+class InterleaveCalls(Quirk, kind="interleave_calls", stage=Stage.ORDER, needs={"interleaving"}):
     """Interleave the chunks of parallel calls, each call keeping its own order."""
 
     def apply(self, draft: Draft, rng: Random) -> None:
@@ -699,7 +725,7 @@ class InterleaveCalls(Quirk, kind="interleave_calls", stage=Stage.ORDER):
     "THU-MAIC/OpenMAIC#1556 open-webui/computer#224 ollama/ollama#7881",
     "lmstudio-ai/lmstudio-bug-tracker#830 vllm-project/vllm#54701",
 )
-class NoIndex(Quirk, kind="no_index", stage=Stage.INDEX, lossless=False):
+class NoIndex(Quirk, kind="no_index", stage=Stage.INDEX, lossless=False, needs={"optional_index"}):
     """Send no index at all.
 
     langchain-core never merges index-less chunks: a split call becomes a partial
@@ -712,7 +738,7 @@ class NoIndex(Quirk, kind="no_index", stage=Stage.INDEX, lossless=False):
 
 
 @evidence("Anthropic after text/thinking, Bedrock", "BerriAI/litellm#11407")
-class IndexOffset(Quirk, kind="index_offset", stage=Stage.INDEX):
+class IndexOffset(Quirk, kind="index_offset", stage=Stage.INDEX, needs={"index_field"}):
     """Start the indexes at ``by`` instead of 0 (Anthropic blocks after text)."""
 
     by: int = Field(default=1, ge=1)
@@ -731,7 +757,9 @@ class IndexOffset(Quirk, kind="index_offset", stage=Stage.INDEX):
     "langchain-ai/langchainjs/pull/8433 BerriAI/litellm#21331 agno-agi/agno#8879",
     "su-kaka/gcli2api/pull/406 oracle/langchain-oracle/pull/108",
 )
-class SharedIndex(Quirk, kind="shared_index", stage=Stage.INDEX, lossless=False):
+class SharedIndex(
+    Quirk, kind="shared_index", stage=Stage.INDEX, lossless=False, needs={"index_field"}
+):
     """Give every call the same index.
 
     With distinct ids on every chunk langchain-core still separates the calls;
@@ -753,7 +781,9 @@ class SharedIndex(Quirk, kind="shared_index", stage=Stage.INDEX, lossless=False)
     "Bedrock and gateway batching",
     "https://github.com/langchain-ai/langchain langchain-ai/langchain/pull/35281",
 )
-class PackFragments(Quirk, kind="pack_fragments", stage=Stage.PACK, lossless=False):
+class PackFragments(
+    Quirk, kind="pack_fragments", stage=Stage.PACK, lossless=False, needs={"packing"}
+):
     """Put ``size`` consecutive chunks into one streamed message.
 
     Chunks of one index inside one message merge, except in the *first*
@@ -777,7 +807,12 @@ class PackFragments(Quirk, kind="pack_fragments", stage=Stage.PACK, lossless=Fal
     "Fireworks, LM Studio, vLLM, lmdeploy",
     "BerriAI/litellm#8990 lmstudio-ai/lmstudio-bug-tracker#649 InternLM/lmdeploy#3412",
 )
-class EmptyStringContinuations(Quirk, kind="empty_string_continuations", stage=Stage.LATE):
+class EmptyStringContinuations(
+    Quirk,
+    kind="empty_string_continuations",
+    stage=Stage.LATE,
+    needs={"name_fragments", "id_fragments"},
+):
     """Send ``""`` instead of leaving out id and name on continuation chunks."""
 
     def apply(self, draft: Draft, rng: Random) -> None:

@@ -37,7 +37,9 @@ SPELLINGS: tuple[Spelling, ...] = (
     "https://platform.openai.com/docs/api-reference/chat-streaming",
     "https://docs.anthropic.com/en/docs/build-with-claude/streaming",
 )
-class IdleMessages(Quirk, kind="idle_messages", stage=Stage.LATE, priority=10):
+class IdleMessages(
+    Quirk, kind="idle_messages", stage=Stage.LATE, priority=10, needs={"idle_messages"}
+):
     # priority: after every other LATE quirk: it only adds messages
     """Streamed messages that carry no tool-call chunk between (and around) the fragments.
 
@@ -79,7 +81,9 @@ def _spell(value: Any, style: Spelling, ascii_only: bool) -> str:
     "Any JSON spelling of the same object (RFC 8259 sections 2, 4 and 6)",
     "https://www.rfc-editor.org/rfc/rfc8259",
 )
-class RespellArgs(Quirk, kind="respell_args", stage=Stage.TEXT, priority=1):
+class RespellArgs(
+    Quirk, kind="respell_args", stage=Stage.TEXT, priority=1, needs={"respelled_args"}
+):
     # priority: after ascii_escapes and empty_args re-render the text
     """Spell each call's argument JSON another way; it reads back as the same object.
 

@@ -31,7 +31,7 @@ on Bedrock does): several tool_use blocks stay open and deltas of different inde
 alternate. Quirks that put the name or id on other chunks or change the index
 cannot be said here (the name and id ride once on the start, the index is the position): they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk and dialect
-(``INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
+(``LACKS``), and so do other dialects' EVENTS quirks. This dialect's
 EVENTS quirks (``ping_events``, ``json_padding``, ``no_json_padding``,
 ``no_empty_partial_json``, ``input_on_block_start``) add pings, set or drop the
 live API's padding (padded by default), and give the other shape of an
@@ -61,8 +61,6 @@ from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import (
-    ARGUMENT_TEXT_QUIRKS,
-    FUZZING_ONLY,
     require_header_fields,
 )
 from tooltape.fake_providers._sse import encode_sse
@@ -108,23 +106,18 @@ _STOP_REASONS = {
 _OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 _PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does not compact
 
-EXPRESSES = ARGUMENT_TEXT_QUIRKS
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
+"""What this wire can say: argument text in pieces, blocks of several calls open at once."""
 
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "split_name": "the name rides whole on content_block_start",
-    "repeat_name": "the name rides once, on content_block_start",
-    "late_name": "the name rides on content_block_start, before any argument",
-    "missing_id": "content_block_start always carries the tool_use id",
-    "late_id": "the id rides on content_block_start, before any argument",
-    "changing_id": "a block has one id, sent once on content_block_start",
-    "id_on_every_chunk": "input_json_delta events carry no id",
-    "empty_string_continuations": "input_json_delta events carry no id or name",
-    "no_index": "every content_block event carries its block index",
-    "shared_index": "the index is the block's position in content, so blocks never share one",
-    "index_offset": "the index is the block's position in content; put text_before or "
+LACKS = {
+    "name_fragments": "the name rides once, whole, on content_block_start, before any argument",
+    "id_fragments": "a block has one id, sent once on content_block_start; input_json_delta "
+    "events carry no id",
+    "optional_id": "content_block_start always carries the tool_use id",
+    "optional_index": "every content_block event carries its block index",
+    "index_field": "the index is the block's position in content; put text_before or "
     "reasoning in the plan to offset the tool_use blocks",
-    "pack_fragments": "each event carries one delta, so there is nothing to pack",
+    "packing": "each event carries one delta, so there is nothing to pack",
 }
 
 
@@ -368,8 +361,8 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     )
     path = "/v1/messages"
     stream_flag = True
-    expresses = EXPRESSES
-    cannot_express = INEXPRESSIBLE
+    carries = CARRIES
+    lacks = LACKS
     event_quirks = EVENT_QUIRKS
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

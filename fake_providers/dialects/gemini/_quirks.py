@@ -1,7 +1,7 @@
 """The ``gemini`` dialect's quirks: its EVENTS quirks and which tool-chunk quirks it can say.
 
 A Gemini call is one ``functionCall`` part whose ``args`` is a JSON object, so
-only the tool-chunk quirks listed in ``EXPRESSES`` have a Gemini shape; the
+only the tool-chunk quirks whose needs are in ``CARRIES`` have a Gemini shape; the
 others raise :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect
 and reason. The EVENTS quirks reproduce the shapes cited on each; the last one,
 :class:`PartialArgs`, also renders Vertex AI's ``partialArgs`` parts here.
@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 
 __all__ = [
@@ -29,8 +28,8 @@ __all__ = [
     "PartialArgs",
     "SignatureOnlyPart",
     "EVENT_QUIRKS",
-    "EXPRESSES",
-    "INEXPRESSIBLE",
+    "CARRIES",
+    "LACKS",
     "check_combinations",
     "partial_parts",
 ]
@@ -124,40 +123,20 @@ class PartialArgs(GeminiEventQuirk, kind="partial_args", lossless=False):
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (GeminiEventQuirk,)
 """This dialect's EVENTS quirks: every :class:`GeminiEventQuirk`."""
 
-EXPRESSES = frozenset(
-    {
-        "split_args",
-        "whole_args",
-        "whole_call",
-        "split_inside_escapes",
-        "ascii_escapes",
-        "empty_args",
-        "missing_id",
-        "duplicate_ids",
-        "pack_fragments",
-    }
-)
-"""Tool-chunk quirks with a Gemini shape (splitters are moot: a call is always whole)."""
 
 _WHOLE = "a functionCall part carries the call whole: name, args object and id together"
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "truncate_args": "args are a JSON object inside one frame, so the stream cannot end "
-    "inside them; end the turn with finish 'eof', or cut a frame with close_mid_event",
-    "malformed_args": "args are a JSON object, never text, so they cannot be malformed",
-    "non_object_args": "args must be a JSON object (google-genai rejects anything else)",
-    "cumulative_args": "args arrive whole in one part: there is no argument text to repeat",
-    "split_name": _WHOLE,
-    "repeat_name": _WHOLE,
-    "late_name": _WHOLE,
-    "late_id": _WHOLE,
-    "changing_id": _WHOLE,
-    "id_on_every_chunk": _WHOLE,
-    "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
-    "interleave_calls": _WHOLE + "; parts of different calls cannot interleave",
-    "no_index": "functionCall parts never carry an index (the adapter numbers them)",
-    "shared_index": "functionCall parts carry no index to share",
-    "index_offset": "functionCall parts carry no index; text or reasoning before the calls "
+CARRIES = frozenset({"escaped_text", "arg_pieces", "optional_id", "packing"})
+"""What a Gemini stream can say (splitters are moot: a call is always whole)."""
+
+LACKS = {
+    "args_text": "args are a JSON object inside one frame, never text: they cannot be "
+    "malformed, repeated or anything but an object (google-genai rejects it), and the stream "
+    "cannot end inside them (end the turn with finish 'eof', or cut a frame with close_mid_event)",
+    "interleaving": _WHOLE + "; parts of different calls cannot interleave",
+    "name_fragments": _WHOLE,
+    "id_fragments": _WHOLE,
+    "optional_index": "functionCall parts never carry an index (the adapter numbers them)",
+    "index_field": "functionCall parts carry no index; text or reasoning before the calls "
     "shifts the adapter's numbering on Gemini 3 models",
 }
 

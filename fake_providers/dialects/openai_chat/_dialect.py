@@ -28,7 +28,6 @@ from tooltape.fake_providers._event_text import (
     dig,
     finish_named,
 )
-from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
@@ -150,35 +149,22 @@ class ReasoningDeltas(ChatEventQuirk, kind="reasoning_deltas"):
 
 # --- rendering --------------------------------------------------------------------------
 
-EXPRESSES = frozenset(
+CARRIES = frozenset(
     {
-        "ascii_escapes",
-        "changing_id",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "empty_string_continuations",
-        "id_on_every_chunk",
-        "index_offset",
-        "interleave_calls",
-        "late_id",
-        "late_name",
-        "malformed_args",
-        "missing_id",
-        "no_index",
-        "non_object_args",
-        "pack_fragments",
-        "repeat_name",
-        "shared_index",
-        "split_args",
-        "split_inside_escapes",
-        "split_name",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
+        "escaped_text",
+        "args_text",
+        "arg_pieces",
+        "interleaving",
+        "name_fragments",
+        "id_fragments",
+        "optional_id",
+        "optional_index",
+        "index_field",
+        "packing",
     }
 )
-"""Every tool-chunk quirk: a ``tool_calls`` entry has a key for each field, all optional."""
+"""Every capability of a tool-chunk wire: a ``tool_calls`` entry has a key for each field,
+all optional."""
 
 _MODEL = "gpt-4o-mini-2024-07-18"
 _CREATED = 1767625745
@@ -322,8 +308,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     stream_flag = True
     framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
-    expresses = EXPRESSES
-    cannot_express = FUZZING_ONLY
+    carries = CARRIES
     event_quirks = (ChatEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

@@ -55,10 +55,10 @@ from tooltape.fake_providers.dialects.openai_responses._integration import (
 )
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
 from tooltape.fake_providers.dialects.openai_responses._quirks import (
+    CARRIES,
     DIALECT,
     EVENT_QUIRKS,
-    EXPRESSES,
-    NOT_EXPRESSIBLE,
+    LACKS,
     DataOnlyFrames,
     DoneSentinel,
     EncryptedReasoning,
@@ -112,8 +112,8 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
         ("arguments", "str"),
     )
     media_type = "text/event-stream; charset=utf-8"
-    expresses = EXPRESSES
-    cannot_express = NOT_EXPRESSIBLE
+    carries = CARRIES
+    lacks = LACKS
     event_quirks = EVENT_QUIRKS
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

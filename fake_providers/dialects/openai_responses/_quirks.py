@@ -4,14 +4,13 @@ The Responses wire sends a call's name and ``call_id`` once, on the
 ``function_call`` item, and has no chunk index at all (langchain-openai
 derives one from ``output_index`` changes). Tool-chunk quirks that edit the
 index, the name or the id of single chunks, or pack chunks into one message,
-have nothing to act on; the dialect declares them in :data:`NOT_EXPRESSIBLE`,
+have nothing to act on; the dialect says why in :data:`LACKS`,
 and the base class rejects them with a :class:`TooltapeUsageError` naming the
 quirk and the dialect rather than render a stream that silently ignores them.
 """
 
 from __future__ import annotations
 
-from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, FUZZING_ONLY
 from tooltape.harness import Quirk, Stage, evidence
 
 __all__ = [
@@ -19,8 +18,8 @@ __all__ = [
     "DoneSentinel",
     "EncryptedReasoning",
     "EVENT_QUIRKS",
-    "EXPRESSES",
-    "NOT_EXPRESSIBLE",
+    "CARRIES",
+    "LACKS",
     "NoArgumentDeltas",
     "NoSequenceNumber",
     "OpenCallsFirst",
@@ -31,24 +30,19 @@ __all__ = [
 DIALECT = "openai_responses"
 
 _NO_INDEX = "the wire has no index; langchain-openai derives it from output_index changes"
-EXPRESSES = ARGUMENT_TEXT_QUIRKS | {"missing_id"}
-"""Tool-chunk quirk kinds this dialect renders: the argument-text quirks and missing ids."""
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving", "optional_id"})
+"""What the Responses wire can say: argument text in pieces, several items open, no call_id."""
 
-NOT_EXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "no_index": _NO_INDEX,
-    "index_offset": _NO_INDEX,
-    "shared_index": _NO_INDEX,
-    "split_name": "the name travels once, whole, on the function_call item",
-    "repeat_name": "the name travels once, on the function_call item; deltas carry no name",
-    "late_name": "the name travels on output_item.added, before any argument delta",
-    "late_id": "call_id travels on output_item.added, before any argument delta",
-    "changing_id": "call_id travels once, on the function_call item",
-    "id_on_every_chunk": "argument deltas carry the item id, never the call_id",
-    "empty_string_continuations": "argument deltas have no id or name fields to blank",
-    "pack_fragments": "every event becomes its own message; events cannot be packed",
+LACKS = {
+    "name_fragments": "the name travels once, whole, on the function_call item "
+    "(output_item.added), before any argument delta",
+    "id_fragments": "call_id travels once, on the function_call item, before any argument "
+    "delta; argument deltas carry the item id, never the call_id",
+    "optional_index": _NO_INDEX,
+    "index_field": _NO_INDEX,
+    "packing": "every event becomes its own message; events cannot be packed",
 }
-"""Tool-chunk quirk kinds this dialect rejects, with the reason."""
+"""Why this wire lacks the other capabilities."""
 
 
 @evidence("codex-spark class models, litellm and sub2api bridges", "BerriAI/litellm#27144")
