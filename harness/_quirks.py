@@ -551,6 +551,13 @@ def _ensure_fragments(fragments: list[Any], count: int) -> None:
         fragments.append(dataclasses.replace(last, id=None, name=None, args=""))
 
 
+def _only_on_last(fragments: list[Any], **field: str | None) -> None:
+    """Send one field (``name=...`` or ``id=...``) on a call's last fragment only."""
+    _ensure_fragments(fragments, 2)
+    fragments[:] = [dataclasses.replace(f, **dict.fromkeys(field)) for f in fragments]
+    fragments[-1] = dataclasses.replace(fragments[-1], **field)
+
+
 @evidence("llama.cpp before #13800, OpenAI grammar permits it", "ggml-org/llama.cpp/pull/13800")
 class SplitName(Quirk, kind="split_name", stage=Stage.FIELDS, priority=1, needs={"name_fragments"}):
     """Spread the name over the first ``parts`` chunks of a call."""
@@ -597,10 +604,7 @@ class LateName(Quirk, kind="late_name", stage=Stage.FIELDS, priority=2, needs={"
     def apply(self, draft: Draft, rng: Random) -> None:
         """Move each name to the call's last fragment."""
         for fragments in draft.calls:
-            _ensure_fragments(fragments, 2)
-            name = draft.plan.calls[fragments[0].call].name
-            fragments[:] = [dataclasses.replace(f, name=None) for f in fragments]
-            fragments[-1] = dataclasses.replace(fragments[-1], name=name)
+            _only_on_last(fragments, name=draft.plan.calls[fragments[0].call].name)
 
 
 @evidence(
@@ -627,10 +631,7 @@ class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4, needs={"id_f
     def apply(self, draft: Draft, rng: Random) -> None:
         """Move each id to the call's last fragment."""
         for fragments in draft.calls:
-            _ensure_fragments(fragments, 2)
-            call_id = fragments[0].id
-            fragments[:] = [dataclasses.replace(f, id=None) for f in fragments]
-            fragments[-1] = dataclasses.replace(fragments[-1], id=call_id)
+            _only_on_last(fragments, id=fragments[0].id)
 
 
 @evidence("vLLM harmony parser", "vllm-project/vllm/pull/23522")

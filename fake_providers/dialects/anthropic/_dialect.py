@@ -128,11 +128,15 @@ ANTHROPIC_CALL_ID = IdShape("anthropic", "toolu_01", ALNUM, 22)
 """Anthropic's tool-use ids: ``toolu_01`` and 22 letters and digits (corpus)."""
 
 
+class _AnthropicEventQuirk(Quirk, stage=Stage.EVENTS):
+    """Base of this dialect's EVENTS quirks; any other EVENTS quirk is refused."""
+
+
 @evidence(
     "Anthropic keep-alives",
     "https://platform.claude.com/docs/build-with-claude/streaming cloudwego/eino#432",
 )
-class AnthropicPingEvents(Quirk, kind="ping_events", stage=Stage.EVENTS):
+class AnthropicPingEvents(_AnthropicEventQuirk, kind="ping_events"):
     """Send ``ping`` keep-alive events between the other events ("anywhere": https://platform.claude.com/docs/build-with-claude/streaming)."""
 
     every: int = Field(default=1, ge=1)
@@ -143,7 +147,7 @@ class AnthropicPingEvents(Quirk, kind="ping_events", stage=Stage.EVENTS):
     "Anthropic and Bedrock argument-less tools",
     "langchain-ai/langchain/pull/23915 microsoft/autogen/pull/6979",
 )
-class AnthropicNoEmptyPartialJson(Quirk, kind="no_empty_partial_json", stage=Stage.EVENTS):
+class AnthropicNoEmptyPartialJson(_AnthropicEventQuirk, kind="no_empty_partial_json"):
     """Leave out the empty first ``partial_json`` after a tool_use start.
 
     With ``empty_args`` an argument-less call then has no ``input_json_delta``
@@ -152,12 +156,12 @@ class AnthropicNoEmptyPartialJson(Quirk, kind="no_empty_partial_json", stage=Sta
 
 
 @evidence("handled explicitly by langchain-anthropic", "https://github.com/langchain-ai/langchain")
-class AnthropicInputOnBlockStart(Quirk, kind="input_on_block_start", stage=Stage.EVENTS):
+class AnthropicInputOnBlockStart(_AnthropicEventQuirk, kind="input_on_block_start"):
     """Put the parsed arguments in ``content_block_start.input`` and send no deltas."""
 
 
 @evidence("every recording in ../shared/corpus/anthropic", "cloudwego/eino#432")
-class AnthropicJsonPadding(Quirk, kind="json_padding", stage=Stage.EVENTS):
+class AnthropicJsonPadding(_AnthropicEventQuirk, kind="json_padding"):
     """Pad each event's JSON with up to ``max_spaces`` spaces before its last ``}``.
 
     The live API pads every event but ``ping`` (every recording in the corpus),
@@ -174,18 +178,8 @@ class AnthropicJsonPadding(Quirk, kind="json_padding", stage=Stage.EVENTS):
     "cloudwego/eino#432",
     "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
 )
-class AnthropicNoJsonPadding(Quirk, kind="no_json_padding", stage=Stage.EVENTS):
+class AnthropicNoJsonPadding(_AnthropicEventQuirk, kind="no_json_padding"):
     """Compact JSON with no padding (Claude on Bedrock, proxies that re-encode the events)."""
-
-
-EVENT_QUIRKS: tuple[type[Quirk], ...] = (
-    AnthropicPingEvents,
-    AnthropicNoEmptyPartialJson,
-    AnthropicInputOnBlockStart,
-    AnthropicJsonPadding,
-    AnthropicNoJsonPadding,
-)
-"""This dialect's EVENTS quirks; any other EVENTS quirk is refused."""
 
 
 # --- rendering --------------------------------------------------------------------------
@@ -363,7 +357,7 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     stream_flag = True
     carries = CARRIES
     lacks = LACKS
-    event_quirks = EVENT_QUIRKS
+    event_quirks = (_AnthropicEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).

@@ -12,7 +12,7 @@ rewrites in :mod:`~tooltape.fake_providers.dialects.openai_compatible._call_quir
 from __future__ import annotations
 
 import copy
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
@@ -81,29 +81,29 @@ def _sorted(value: Any) -> Any:
 # --- envelope fields --------------------------------------------------------------------
 
 
+class _DropChunkKey(ChatEventQuirk, priority=70):
+    """Leave one envelope key out of every chunk."""
+
+    key: ClassVar[str]
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Drop the key from every chunk."""
+        for position in chunk_positions(events):
+            chunk_at(events, position).pop(self.key, None)
+        return events
+
+
 @evidence(
     "Mistral, Gemini compat, Databricks, OpenRouter (corpus)",
     "microsoft/semantic-kernel#6316 THU-MAIC/OpenMAIC#1556",
 )
-class NoSystemFingerprint(ChatEventQuirk, kind="no_system_fingerprint", priority=70):
+class NoSystemFingerprint(_DropChunkKey, kind="no_system_fingerprint", key="system_fingerprint"):
     """Leave out ``system_fingerprint`` (Mistral, Databricks, vLLM, Gemini compat; corpus)."""
-
-    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
-        """Drop the key from every chunk."""
-        for position in chunk_positions(events):
-            chunk_at(events, position).pop("system_fingerprint", None)
-        return events
 
 
 @evidence("Gemini OpenAI-compatible (corpus: magentic recordings)", "THU-MAIC/OpenMAIC#1556")
-class NoChunkId(ChatEventQuirk, kind="no_chunk_id", priority=70):
+class NoChunkId(_DropChunkKey, kind="no_chunk_id", key="id"):
     """Leave out the chunk's ``id`` (Gemini's OpenAI-compatible endpoint, corpus)."""
-
-    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
-        """Drop the key from every chunk."""
-        for position in chunk_positions(events):
-            chunk_at(events, position).pop("id", None)
-        return events
 
 
 # --- deltas -----------------------------------------------------------------------------

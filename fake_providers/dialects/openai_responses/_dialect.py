@@ -57,7 +57,6 @@ from tooltape.fake_providers.dialects.openai_responses._parse import parse_respo
 from tooltape.fake_providers.dialects.openai_responses._quirks import (
     CARRIES,
     DIALECT,
-    EVENT_QUIRKS,
     LACKS,
     DataOnlyFrames,
     DoneSentinel,
@@ -66,6 +65,7 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     NoSequenceNumber,
     OpenCallsFirst,
     ResponseFailed,
+    ResponsesEventQuirk,
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
@@ -114,7 +114,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     media_type = "text/event-stream; charset=utf-8"
     carries = CARRIES
     lacks = LACKS
-    event_quirks = EVENT_QUIRKS
+    event_quirks = (ResponsesEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The Responses events for a planned stream, EVENTS quirks applied."""

@@ -17,7 +17,7 @@ __all__ = [
     "DataOnlyFrames",
     "DoneSentinel",
     "EncryptedReasoning",
-    "EVENT_QUIRKS",
+    "ResponsesEventQuirk",
     "CARRIES",
     "LACKS",
     "NoArgumentDeltas",
@@ -45,8 +45,12 @@ LACKS = {
 """Why this wire lacks the other capabilities."""
 
 
+class ResponsesEventQuirk(Quirk, stage=Stage.EVENTS):
+    """Base of this dialect's EVENTS quirks; any other EVENTS quirk is refused."""
+
+
 @evidence("codex-spark class models, litellm and sub2api bridges", "BerriAI/litellm#27144")
-class NoArgumentDeltas(Quirk, kind="no_argument_deltas", stage=Stage.EVENTS, lossless=False):
+class NoArgumentDeltas(ResponsesEventQuirk, kind="no_argument_deltas", lossless=False):
     """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done``.
 
     langchain-openai up to 1.7 reads function-call arguments from
@@ -56,7 +60,7 @@ class NoArgumentDeltas(Quirk, kind="no_argument_deltas", stage=Stage.EVENTS, los
 
 
 @evidence("OmniRoute dispatches, langchain #32562 and #34311", "diegosouzapw/OmniRoute/pull/11144")
-class OpenCallsFirst(Quirk, kind="open_calls_first", stage=Stage.EVENTS, lossless=False):
+class OpenCallsFirst(ResponsesEventQuirk, kind="open_calls_first", lossless=False):
     """Open every function_call item before any of them receives arguments.
 
     langchain-openai starts a new chunk index whenever ``output_index`` changes,
@@ -69,12 +73,12 @@ class OpenCallsFirst(Quirk, kind="open_calls_first", stage=Stage.EVENTS, lossles
     "OpenAI Responses streaming reference",
     "https://platform.openai.com/docs/api-reference/responses-streaming",
 )
-class ResponseFailed(Quirk, kind="response_failed", stage=Stage.EVENTS):
+class ResponseFailed(ResponsesEventQuirk, kind="response_failed"):
     """End an ``error`` finish with ``response.failed`` instead of an ``error`` event."""
 
 
 @evidence("corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings")
-class EncryptedReasoning(Quirk, kind="encrypted_reasoning", stage=Stage.EVENTS):
+class EncryptedReasoning(ResponsesEventQuirk, kind="encrypted_reasoning"):
     """Stream the reasoning item without summary events, as ``encrypted_content`` only.
 
     What reasoning models send when no ``reasoning.summary`` is requested: an
@@ -83,12 +87,12 @@ class EncryptedReasoning(Quirk, kind="encrypted_reasoning", stage=Stage.EVENTS):
 
 
 @evidence("corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings")
-class NoSequenceNumber(Quirk, kind="no_sequence_number", stage=Stage.EVENTS):
+class NoSequenceNumber(ResponsesEventQuirk, kind="no_sequence_number"):
     """Leave ``sequence_number`` out of every event, as OpenAI did until mid-2025."""
 
 
 @evidence("corpus: DeepSeek and OpenRouter Responses recordings")
-class ResponsesNoObfuscation(Quirk, kind="responses_no_obfuscation", stage=Stage.EVENTS):
+class ResponsesNoObfuscation(ResponsesEventQuirk, kind="responses_no_obfuscation"):
     """Leave the ``obfuscation`` padding off delta events (``include_obfuscation: false``)."""
 
 
@@ -96,22 +100,10 @@ class ResponsesNoObfuscation(Quirk, kind="responses_no_obfuscation", stage=Stage
     "corpus: OpenRouter /responses recording",
     "https://platform.claude.com/docs/build-with-claude/streaming",
 )
-class DataOnlyFrames(Quirk, kind="responses_data_only", stage=Stage.EVENTS):
+class DataOnlyFrames(ResponsesEventQuirk, kind="responses_data_only"):
     """Send ``data:`` lines only, without the ``event:`` line (OpenRouter)."""
 
 
 @evidence("corpus: OpenRouter /responses recording", "looplj/axonhub/pull/2259")
-class DoneSentinel(Quirk, kind="responses_done_sentinel", stage=Stage.EVENTS):
+class DoneSentinel(ResponsesEventQuirk, kind="responses_done_sentinel"):
     """Send ``data: [DONE]`` after the terminal event, as Chat Completions does (OpenRouter)."""
-
-
-EVENT_QUIRKS: tuple[type[Quirk], ...] = (
-    NoArgumentDeltas,
-    OpenCallsFirst,
-    ResponseFailed,
-    EncryptedReasoning,
-    NoSequenceNumber,
-    ResponsesNoObfuscation,
-    DataOnlyFrames,
-    DoneSentinel,
-)
