@@ -61,6 +61,7 @@ __all__ = [
     "CAPABILITIES",
     "AsciiEscapes",
     "ChangingId",
+    "ChannelInName",
     "CumulativeArgs",
     "DuplicateIds",
     "EmptyArgs",
@@ -689,6 +690,28 @@ class DuplicateIds(
         first = draft.plan.calls[0].id if draft.plan.calls else None
         for fragments in draft.calls:
             fragments[:] = [dataclasses.replace(f, id=first) if f.id else f for f in fragments]
+
+
+@evidence("vLLM gpt-oss (harmony) tool parser, streaming", "vllm-project/vllm#32587")
+class ChannelInName(
+    Quirk, kind="channel_in_name", stage=Stage.FIELDS, priority=8, lossless=False, needs=()
+):
+    """Leak a harmony special token into each call's name: ``query_dataset<|channel|>commentary``.
+
+    The merged call names a tool that does not exist; an agent answers it with an
+    unknown-tool error instead of running ``query_dataset``.
+    """
+
+    suffix: str = "<|channel|>commentary"
+    """What follows the name on the wire."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Append the suffix to the last fragment of each call that carries a name."""
+        for fragments in draft.calls:
+            named = [n for n, f in enumerate(fragments) if f.name]
+            if named:
+                last = fragments[named[-1]]
+                fragments[named[-1]] = dataclasses.replace(last, name=f"{last.name}{self.suffix}")
 
 
 # --- ORDER ------------------------------------------------------------------------------
