@@ -308,24 +308,35 @@ class EmptyArgs(Quirk, kind="empty_args", stage=Stage.TEXT, needs=()):
         ]
 
 
+class _ReplaceArgs(Quirk, stage=Stage.TEXT, lossless=False, needs={"args_text"}):
+    """A quirk that puts other text on the wire in place of one call's arguments."""
+
+    call: int = 0
+    """Which planned call (negative counts from the end)."""
+
+    def replacement(self) -> str:  # pragma: no cover - abstract
+        """The text put on the wire."""
+        raise NotImplementedError
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Overwrite the chosen call's text."""
+        draft.texts[draft.call_position(self.call)] = self.replacement()
+
+
 @evidence(
     "vLLM parsers, Anthropic fine-grained streaming",
     "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
     "vllm-project/vllm#32152",
 )
-class NonObjectArgs(
-    Quirk, kind="non_object_args", stage=Stage.TEXT, lossless=False, needs={"args_text"}
-):
+class NonObjectArgs(_ReplaceArgs, kind="non_object_args"):
     """Replace one call's arguments by JSON that is not an object."""
 
-    call: int = 0
-    """Which planned call (negative counts from the end)."""
     text: str = "[1, 2]"
     """The JSON put on the wire instead of the object."""
 
-    def apply(self, draft: Draft, rng: Random) -> None:
-        """Overwrite the chosen call's text."""
-        draft.texts[draft.call_position(self.call)] = self.text
+    def replacement(self) -> str:
+        """The text put on the wire."""
+        return self.text
 
 
 _MALFORMED = {
@@ -341,20 +352,16 @@ _MALFORMED = {
     "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
     "vllm-project/vllm#32152 open-webui/open-webui/pull/22235",
 )
-class MalformedArgs(
-    Quirk, kind="malformed_args", stage=Stage.TEXT, lossless=False, needs={"args_text"}
-):
+class MalformedArgs(_ReplaceArgs, kind="malformed_args"):
     """Replace one call's arguments by malformed JSON."""
 
-    call: int = 0
-    """Which planned call (negative counts from the end)."""
     variant: Literal["undefined", "extra_brace", "whitespace", "concatenated"] = "undefined"
     """Which malformation: ``undefined`` values, an extra ``}``, whitespace only, or two
     objects back to back (langchain-core keeps the first and drops the second)."""
 
-    def apply(self, draft: Draft, rng: Random) -> None:
-        """Overwrite the chosen call's text."""
-        draft.texts[draft.call_position(self.call)] = _MALFORMED[self.variant]
+    def replacement(self) -> str:
+        """The text put on the wire."""
+        return _MALFORMED[self.variant]
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
