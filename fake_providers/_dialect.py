@@ -80,9 +80,9 @@ class ProviderEvent:
 class Dialect(Integration, ABC):
     """Base of every dialect. Subclasses declare the class attributes and write four methods.
 
-    The quirk declarations (``expresses``, ``cannot_express``, ``event_quirks``) are
-    enforced here, once, before :meth:`build_events` runs; a quirk nobody declared
-    is refused.
+    The quirk declarations (``carries``, ``lacks``, ``cannot_express``,
+    ``event_quirks``) are enforced here, once, before :meth:`build_events` runs: a
+    tool-chunk quirk renders when the wire carries every capability it ``needs``.
 
     What a dialect declares about the world around its wire (base URL, SDK, chat
     model, accumulators ...) is documented on :class:`Integration`.
@@ -96,8 +96,9 @@ class Dialect(Integration, ABC):
         complete_path: the path of the non-streaming operation, for providers whose
             URL (not the body) chooses streaming (Gemini, Bedrock).
         event_shape: the types of the fields that carry tool calls.
-        expresses: the tool-chunk quirk kinds the wire can say.
-        cannot_express: refused kinds, each with the reason.
+        carries: the wire capabilities (``tooltape.harness.CAPABILITIES``) it has.
+        lacks: why it lacks each capability it does not carry (optional).
+        cannot_express: kinds refused whatever they need, each with the reason.
         event_quirks: the EVENTS quirk classes it renders.
 
     A request that does not ask for a stream gets :meth:`complete`'s JSON body.
@@ -119,10 +120,13 @@ class Dialect(Integration, ABC):
     """The non-streaming operation's path (``:generateContent``, ``/converse``), if not ``path``."""
     event_shape: ClassVar[EventShape] = ()
     """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
-    expresses: ClassVar[frozenset[str]] = frozenset()
-    """The tool-chunk quirk kinds this wire can say; every other kind is refused."""
+    carries: ClassVar[frozenset[str]] = frozenset()
+    """The capabilities (``tooltape.harness.CAPABILITIES``) this wire has: a tool-chunk
+    quirk renders when its ``needs`` are among them."""
+    lacks: ClassVar[Mapping[str, str]] = {}
+    """Why this wire lacks a capability, by capability (a generic reason otherwise)."""
     cannot_express: ClassVar[Mapping[str, str]] = {}
-    """Quirk kinds refused with the reason (tool-chunk kinds; other dialects' EVENTS kinds)."""
+    """Quirk kinds refused whatever they need, with the reason (other dialects' EVENTS kinds)."""
     event_quirks: ClassVar[tuple[type[Quirk], ...]] = ()
     """The EVENTS quirk classes (subclasses included) this dialect renders."""
     call_id_format: ClassVar[IdShape | None] = None
@@ -131,9 +135,16 @@ class Dialect(Integration, ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        both = cls.expresses & set(cls.cannot_express)
-        if both:
-            raise TypeError(f"{cls.__name__} both expresses and refuses {sorted(both)}")
+        from tooltape.fake_providers._expressible import check_capabilities
+
+        check_capabilities(cls.__name__, cls.carries, cls.lacks, "expresses" in cls.__dict__)
+
+    @property
+    def expresses(self) -> frozenset[str]:
+        """The tool-chunk quirk kinds this wire can say, derived from what it ``carries``."""
+        from tooltape.fake_providers._expressible import expressed_kinds
+
+        return expressed_kinds(self.carries, self.cannot_express)
 
     # -- what a subclass writes -------------------------------------------------------
 
@@ -247,7 +258,7 @@ class Dialect(Integration, ABC):
         """
         from tooltape.fake_providers._expressible import refusal
 
-        message = refusal(self.name, self.expresses, self.cannot_express, self.event_quirks, quirks)
+        message = refusal(self, quirks)
         if message:
             raise TooltapeUsageError(message)
 

@@ -1,83 +1,104 @@
 """Whether a dialect can express a quirk: the one check every dialect goes through.
 
-A dialect declares (see :class:`~tooltape.fake_providers.Dialect`):
+A tool-chunk quirk says what it ``needs`` from a wire (:data:`tooltape.harness.CAPABILITIES`:
+name fragments, an index field, argument pieces ...); a dialect declares (see
+:class:`~tooltape.fake_providers.Dialect`):
 
-- ``expresses``: the tool-chunk quirk kinds its wire can say;
-- ``cannot_express``: kinds it refuses, each with the reason (tool-chunk kinds, and
-  other dialects' EVENTS kinds it wants to explain);
+- ``carries``: the capabilities its wire has; a quirk renders when it needs no other;
+- ``lacks``: why it lacks a capability (optional; a generic reason otherwise);
+- ``cannot_express``: kinds refused whatever they need, each with the reason (other
+  dialects' EVENTS kinds it wants to explain);
 - ``event_quirks``: the EVENTS quirk classes it renders (subclasses included).
 
-Anything else is refused: a new quirk kind is not rendered until a dialect says it
-can be. Every refusal reads ``quirk Q cannot be rendered by dialect D: <reason>``.
+So a new tool-chunk quirk is rendered, or refused with each dialect's reason, without
+touching a dialect; one that declares no ``needs`` is refused everywhere. Every
+refusal reads ``quirk Q cannot be rendered by dialect D: <reason>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from tooltape.harness import PlannedStream, Quirk, Stage
+from tooltape.harness import CAPABILITIES, PlannedStream, Quirk, Stage, quirk_kinds
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness._names import check_names
+from tooltape.harness._quirks import _REGISTRY
+
+if TYPE_CHECKING:
+    from tooltape.fake_providers._dialect import Dialect
 
 __all__ = [
-    "ARGUMENT_TEXT_QUIRKS",
-    "FUZZING_ONLY",
+    "check_capabilities",
     "event_quirk_kinds",
+    "expressed_kinds",
+    "missing_capability",
     "refusal",
     "require_header_fields",
 ]
 
-ARGUMENT_TEXT_QUIRKS = frozenset(
-    {
-        "ascii_escapes",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "interleave_calls",
-        "malformed_args",
-        "non_object_args",
-        "split_args",
-        "split_inside_escapes",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
-    }
+UNDECLARED = (
+    "the quirk declares no `needs`, so the dialect does not know whether its wire can say it"
 )
-"""The tool-chunk quirks every wire that sends a call's id and name once, then its
-argument text, can say (Anthropic, Bedrock, Cohere; Responses adds missing_id): those that
-touch only the text."""
-
-FUZZING_ONLY = {
-    "idle_messages": "a stream shape check_merger draws; the fakes do not render it yet",
-    "respell_args": "an argument spelling check_merger draws; the fakes do not render it yet",
-}
-"""Tool-chunk quirks only the merge fuzzer draws (harness/_stream_shapes.py); every
-dialect refuses them with this reason until its wire renders them."""
-
-UNDECLARED = "the dialect does not declare it among the tool-chunk quirks its wire can express"
 
 
-def refusal(
-    dialect: str,
-    expresses: frozenset[str],
-    cannot_express: Mapping[str, str],
-    event_quirks: Sequence[type[Quirk]],
-    quirks: Iterable[Quirk],
+def check_capabilities(
+    dialect: str, carries: frozenset[str], lacks: Mapping[str, str], sets_expresses: bool
+) -> None:
+    """Raise ``TypeError`` for an unknown capability, or one both carried and lacked."""
+    if sets_expresses:
+        raise TypeError(
+            f"{dialect} sets `expresses`, which is derived now: declare the capabilities its "
+            f"wire `carries` ({', '.join(CAPABILITIES)})"
+        )
+    check_names(
+        "capability", [*carries, *lacks], CAPABILITIES, error=TypeError, prefix=dialect + ": "
+    )
+    both = carries & set(lacks)
+    if both:
+        raise TypeError(f"{dialect} both carries and lacks {sorted(both)}")
+
+
+def missing_capability(
+    carries: frozenset[str], lacks: Mapping[str, str], quirk: type[Quirk] | Quirk
 ) -> str | None:
+    """Why a wire that ``carries`` these capabilities cannot say a tool-chunk quirk, or ``None``."""
+    if quirk.needs is None:
+        return UNDECLARED
+    missing = [name for name in CAPABILITIES if name in quirk.needs and name not in carries]
+    if not missing:
+        return None
+    return lacks.get(missing[0]) or f"its wire has no {missing[0]} ({CAPABILITIES[missing[0]]})"
+
+
+def expressed_kinds(carries: frozenset[str], cannot_express: Mapping[str, str]) -> frozenset[str]:
+    """The registered tool-chunk kinds a wire that ``carries`` these capabilities can say."""
+    return frozenset(
+        kind
+        for kind in quirk_kinds()
+        if _REGISTRY[kind].stage < Stage.EVENTS
+        and kind not in cannot_express
+        and missing_capability(carries, {}, _REGISTRY[kind]) is None
+    )
+
+
+def refusal(dialect: Dialect, quirks: Iterable[Quirk]) -> str | None:
     """The refusal message for the first quirk the dialect cannot render, or ``None``."""
     for quirk in quirks:
-        if quirk.kind in cannot_express:
-            reason = cannot_express[quirk.kind]
+        if quirk.kind in dialect.cannot_express:
+            reason: str | None = dialect.cannot_express[quirk.kind]
         elif quirk.stage is Stage.EVENTS:
-            if isinstance(quirk, tuple(event_quirks)):
+            if isinstance(quirk, tuple(dialect.event_quirks)):
                 continue
-            own = ", ".join(event_quirk_kinds(event_quirks))
+            own = ", ".join(event_quirk_kinds(dialect.event_quirks))
             renders = f"only these EVENTS quirks: {own}" if own else "no EVENTS quirks"
-            reason = f"it belongs to another dialect; {dialect} renders {renders}"
-        elif quirk.stage is Stage.WIRE or quirk.kind in expresses:
+            reason = f"it belongs to another dialect; {dialect.name} renders {renders}"
+        elif quirk.stage is Stage.WIRE:
             continue
         else:
-            reason = UNDECLARED
-        return f"quirk {quirk} cannot be rendered by dialect {dialect}: {reason}"
+            reason = missing_capability(dialect.carries, dialect.lacks, quirk)
+        if reason is not None:
+            return f"quirk {quirk} cannot be rendered by dialect {dialect.name}: {reason}"
     return None
 
 

@@ -22,13 +22,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import Field
 
 from tooltape.fake_providers._sse import decode_sse
 from tooltape.fake_providers._wire import Wire
-from tooltape.harness import Quirk, Stage
+from tooltape.harness import Quirk, Stage, evidence
 from tooltape.harness._errors import TooltapeUsageError
 
 __all__ = [
@@ -62,11 +62,9 @@ class AbortedWire(Wire):
     """The message of the read error a client sees."""
 
 
-class WireQuirk(Quirk):
+class WireQuirk(Quirk, stage=Stage.WIRE):
     """Base of the wire quirks: edit the framed events, then the reads."""
 
-    kind: str
-    stage: ClassVar[Stage] = Stage.WIRE
     order: ClassVar[int]
     """Position in the pipeline (lower runs first)."""
     sse_only: ClassVar[bool] = True
@@ -94,7 +92,11 @@ def _is_data_event(frame: bytes) -> bool:
     return bool(decode_sse(frame, flush_at_eof=True)) and not is_done_frame(frame)
 
 
-class CloseMidEvent(WireQuirk):
+@evidence(
+    "proxy resets, timeouts, upstream crashes",
+    "2389-research/tracker#544 openai/openai-openapi/pull/248",
+)
+class CloseMidEvent(WireQuirk, kind="close_mid_event", lossless=False, sse_only=False, aborts=True):
     """Drop the connection partway through an event.
 
     The body stops inside the chosen event and the connection closes before
@@ -102,16 +104,8 @@ class CloseMidEvent(WireQuirk):
     (``RemoteProtocolError: peer closed connection ...``) after the last bytes.
     """
 
-    kind: Literal["close_mid_event"] = "close_mid_event"
     order: ClassVar[int] = 50
-    cites: ClassVar[tuple[str, ...]] = (
-        "proxy resets, timeouts, upstream crashes",
-        "https://github.com/2389-research/tracker/issues/544",
-        "https://github.com/openai/openai-openapi/pull/248",
-    )
-    lossless: ClassVar[bool] = False
-    sse_only: ClassVar[bool] = False
-    aborts: ClassVar[bool] = True
+
     frame: int | None = None
     """Which framed block is cut (negative counts from the end; ``None``: the last data
     event that is not ``[DONE]``)."""
@@ -137,16 +131,12 @@ class CloseMidEvent(WireQuirk):
 # --- read edits ----------------------------------------------------------------------
 
 
-class EventsPerRead(WireQuirk):
+@evidence("any buffering proxy", "graniet/llm/pull/90")
+class EventsPerRead(WireQuirk, kind="events_per_read", sse_only=False):
     """Deliver ``n`` events per read instead of one (how busy proxies flush)."""
 
-    kind: Literal["events_per_read"] = "events_per_read"
     order: ClassVar[int] = 60
-    cites: ClassVar[tuple[str, ...]] = (
-        "any buffering proxy",
-        "https://github.com/graniet/llm/pull/90",
-    )
-    sse_only: ClassVar[bool] = False
+
     n: int = Field(default=2, ge=1)
     """Events joined into each read."""
 
@@ -155,16 +145,12 @@ class EventsPerRead(WireQuirk):
         return [b"".join(reads[i : i + self.n]) for i in range(0, len(reads), self.n)]
 
 
-class SplitReads(WireQuirk):
+@evidence("graniet/llm #90, zotero-pdf-translate #806", "graniet/llm/pull/90")
+class SplitReads(WireQuirk, kind="split_reads", sse_only=False):
     """Split every read at random points, even between ``data:`` and its payload."""
 
-    kind: Literal["split_reads"] = "split_reads"
     order: ClassVar[int] = 61
-    cites: ClassVar[tuple[str, ...]] = (
-        "graniet/llm #90, zotero-pdf-translate #806",
-        "https://github.com/graniet/llm/pull/90",
-    )
-    sse_only: ClassVar[bool] = False
+
     pieces: int = Field(default=3, ge=2)
     """How many reads each read becomes (at most)."""
     after_field: bool = True
@@ -182,7 +168,8 @@ class SplitReads(WireQuirk):
         return out
 
 
-class SplitUtf8(WireQuirk):
+@evidence("Fabric #2203, liter-llm #152, utopia #764", "danielmiessler/Fabric/pull/2203")
+class SplitUtf8(WireQuirk, kind="split_utf8", sse_only=False):
     r"""Split multi-byte UTF-8 characters across reads (https://github.com/danielmiessler/Fabric/pull/2203).
 
     JSON text goes out as raw UTF-8 first (``\u00e9`` becomes ``é``, as
@@ -191,13 +178,8 @@ class SplitUtf8(WireQuirk):
     whole, so plan some non-ASCII text or arguments.
     """
 
-    kind: Literal["split_utf8"] = "split_utf8"
     order: ClassVar[int] = 62
-    cites: ClassVar[tuple[str, ...]] = (
-        "Fabric #2203, liter-llm #152, utopia #764",
-        "https://github.com/danielmiessler/Fabric/pull/2203",
-    )
-    sse_only: ClassVar[bool] = False
+
     per_read: int = Field(default=1, ge=1)
     """How many characters of each read are cut."""
 

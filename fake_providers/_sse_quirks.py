@@ -18,6 +18,7 @@ from pydantic import Field
 
 from tooltape.fake_providers._framing import WireQuirk, is_done_frame
 from tooltape.fake_providers._sse import encode_sse
+from tooltape.harness import evidence
 
 __all__ = [
     "Comments",
@@ -41,7 +42,8 @@ def _edit_lines(frame: bytes, edit: Callable[[bytes], list[bytes]]) -> bytes:
 # --- frame edits ---------------------------------------------------------------------
 
 
-class ErrorEnvelope(WireQuirk):
+@evidence("OpenRouter, LiteLLM and other gateways", "apache/rocketmq-dashboard#2178")
+class ErrorEnvelope(WireQuirk, kind="error_envelope", lossless=False):
     """Break off the stream with a JSON error envelope inside the HTTP 200 body.
 
     Gateways that lose the upstream mid-stream send ``data: {"error": {...}}``
@@ -52,13 +54,8 @@ class ErrorEnvelope(WireQuirk):
     unknown payloads.
     """
 
-    kind: Literal["error_envelope"] = "error_envelope"
     order: ClassVar[int] = 10
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenRouter, LiteLLM and other gateways",
-        "https://github.com/apache/rocketmq-dashboard/issues/2178",
-    )
-    lossless: ClassVar[bool] = False
+
     message: str = "quota exceeded"
     """The error's ``message``."""
     error_type: str | None = "server_error"
@@ -78,31 +75,28 @@ class ErrorEnvelope(WireQuirk):
         return [*events[:keep], encode_sse({"error": error}), *done]
 
 
-class DropDone(WireQuirk):
+@evidence(
+    "proxies and compatible servers", "looplj/axonhub/pull/2259 openai/openai-openapi/pull/248"
+)
+class DropDone(WireQuirk, kind="drop_done"):
     """End without the ``data: [DONE]`` sentinel; no-op where a dialect has none."""
 
-    kind: Literal["drop_done"] = "drop_done"
     order: ClassVar[int] = 11
-    cites: ClassVar[tuple[str, ...]] = (
-        "proxies and compatible servers",
-        "https://github.com/looplj/axonhub/pull/2259",
-        "https://github.com/openai/openai-openapi/pull/248",
-    )
 
     def edit_frames(self, frames: list[bytes], rng: Random, framing: str) -> list[bytes]:
         """Remove every ``[DONE]`` event."""
         return [f for f in frames if not is_done_frame(f)]
 
 
-class Comments(WireQuirk):
+@evidence(
+    "OpenRouter, gateways that ping while waiting",
+    "https://openrouter.ai/docs/api-reference/streaming",
+)
+class Comments(WireQuirk, kind="comments"):
     """Send comment keep-alive blocks such as ``: OPENROUTER PROCESSING``."""
 
-    kind: Literal["comments"] = "comments"
     order: ClassVar[int] = 20
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenRouter, gateways that ping while waiting",
-        "https://openrouter.ai/docs/api-reference/streaming",
-    )
+
     text: str = "OPENROUTER PROCESSING"
     """The comment text after ``: ``."""
     leading: int = Field(default=1, ge=0)
@@ -121,7 +115,8 @@ class Comments(WireQuirk):
         return out
 
 
-class RetryBlock(WireQuirk):
+@evidence("openai-python #2722, llmgateway #2334, openai-go #621", "openai/openai-python#2722")
+class RetryBlock(WireQuirk, kind="retry_block", lossless=False):
     """Open the stream with a ``retry:``-only block.
 
     Conforming decoders dispatch nothing for it. openai-python dispatches an
@@ -129,13 +124,8 @@ class RetryBlock(WireQuirk):
     alike); the anthropic SDK dispatches it too but skips unnamed events.
     """
 
-    kind: Literal["retry_block"] = "retry_block"
     order: ClassVar[int] = 21
-    cites: ClassVar[tuple[str, ...]] = (
-        "openai-python #2722, llmgateway #2334, openai-go #621",
-        "https://github.com/openai/openai-python/issues/2722",
-    )
-    lossless: ClassVar[bool] = False
+
     ms: int = Field(default=3000, ge=0)
     """The reconnection time sent."""
 
@@ -144,7 +134,8 @@ class RetryBlock(WireQuirk):
         return [f"retry: {self.ms}\n\n".encode(), *frames]
 
 
-class SseFields(WireQuirk):
+@evidence("servers that number events", "openai/openai-python#2722")
+class SseFields(WireQuirk, kind="sse_fields"):
     """Add ``id:`` (and optionally ``retry:``) lines to every event.
 
     Harmless alone. Once an ``id`` is set, openai-python dispatches an empty
@@ -153,12 +144,8 @@ class SseFields(WireQuirk):
     skips such unnamed events).
     """
 
-    kind: Literal["sse_fields"] = "sse_fields"
     order: ClassVar[int] = 30
-    cites: ClassVar[tuple[str, ...]] = (
-        "servers that number events",
-        "https://github.com/openai/openai-python/issues/2722",
-    )
+
     ids: bool = True
     """Number the events ``id: 1``, ``id: 2`` ..."""
     retry: int | None = None
@@ -179,33 +166,26 @@ class SseFields(WireQuirk):
         return out
 
 
-class DataNoSpace(WireQuirk):
+@evidence("inference-perf #781, llama.cpp-style servers", "kubernetes-sigs/inference-perf/pull/781")
+class DataNoSpace(WireQuirk, kind="data_no_space"):
     """Write field lines without the space after the colon: ``data:{...}``."""
 
-    kind: Literal["data_no_space"] = "data_no_space"
     order: ClassVar[int] = 31
-    cites: ClassVar[tuple[str, ...]] = (
-        "inference-perf #781, llama.cpp-style servers",
-        "https://github.com/kubernetes-sigs/inference-perf/pull/781",
-    )
 
     def edit_frames(self, frames: list[bytes], rng: Random, framing: str) -> list[bytes]:
         """Drop the space after ``name:`` on every field line."""
         return [re.sub(rb"(?m)^([a-z]+): ", rb"\1:", frame) for frame in frames]
 
 
-class MultilineData(WireQuirk):
+@evidence("WHATWG multi-line data", "kubernetes-sigs/inference-perf/pull/781")
+class MultilineData(WireQuirk, kind="multiline_data"):
     r"""Spread each JSON payload over several ``data:`` lines, cut between tokens (https://github.com/kubernetes-sigs/inference-perf/pull/781).
 
     Decoders join the lines with ``\n``, which JSON reads as whitespace.
     """
 
-    kind: Literal["multiline_data"] = "multiline_data"
     order: ClassVar[int] = 32
-    cites: ClassVar[tuple[str, ...]] = (
-        "WHATWG multi-line data",
-        "https://github.com/kubernetes-sigs/inference-perf/pull/781",
-    )
+
     lines: int = Field(default=2, ge=2)
     """How many ``data:`` lines each payload is spread over (at most)."""
 
@@ -252,19 +232,16 @@ def _token_ends(value: bytes) -> list[int]:
     return ends
 
 
-class NoTrailingBlank(WireQuirk):
+@evidence("axonhub #2259", "looplj/axonhub/pull/2259")
+class NoTrailingBlank(WireQuirk, kind="no_trailing_blank"):
     """End the body without the final blank line, or without any line end.
 
     Conforming decoders discard an event not closed by a blank line, so the
     last event is lost; for ``openai_chat`` that is only ``[DONE]``.
     """
 
-    kind: Literal["no_trailing_blank"] = "no_trailing_blank"
     order: ClassVar[int] = 40
-    cites: ClassVar[tuple[str, ...]] = (
-        "axonhub #2259",
-        "https://github.com/looplj/axonhub/pull/2259",
-    )
+
     ending: Literal["newline", "none"] = "newline"
     """``newline``: the body ends ``}\\n``; ``none``: it ends ``}``."""
 
@@ -284,7 +261,11 @@ _ENDINGS: dict[str, list[bytes]] = {
 }
 
 
-class LineEndings(WireQuirk):
+@evidence(
+    "Routstr, OrcaRouter, a2a-js #714, openai-node #2309",
+    "Routstr/routstr-core/pull/543 a2aproject/a2a-js#714",
+)
+class LineEndings(WireQuirk, kind="line_endings"):
     """End lines with CRLF, bare CR, LF, or a random mix of LF, CRLF and CR.
 
     ``lf`` undoes a dialect's CRLF default (Gemini frames with CRLF).
@@ -293,13 +274,8 @@ class LineEndings(WireQuirk):
     would read as one CRLF and swallow the blank line that dispatches the event.
     """
 
-    kind: Literal["line_endings"] = "line_endings"
     order: ClassVar[int] = 41
-    cites: ClassVar[tuple[str, ...]] = (
-        "Routstr, OrcaRouter, a2a-js #714, openai-node #2309",
-        "https://github.com/Routstr/routstr-core/pull/543",
-        "https://github.com/a2aproject/a2a-js/issues/714",
-    )
+
     style: Literal["crlf", "cr", "lf", "mixed"] = "crlf"
     """Which line ends to write."""
 

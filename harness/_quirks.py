@@ -17,6 +17,17 @@ touches the representation of its stage:
 ``EVENTS`` provider events (applied by the dialect, see tooltape.fake_providers)
 ``WIRE``   framing bytes (applied by the dialect, see tooltape.fake_providers)
 
+Declaring a quirk: one class, its kind and class attributes given as class keywords,
+its evidence in the :func:`evidence` decorator::
+
+    @evidence("late-id translators", "vllm-project/vllm/pull/23522")
+    class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4, needs={"id_fragments"}):
+        '''Send the id only on the last chunk of a call, not on the first.'''
+
+``needs`` names the wire capabilities (:data:`CAPABILITIES`) a dialect must carry to
+render a tool-chunk quirk; each dialect declares the ones it carries, so a new quirk
+is rendered, or refused with the dialect's reason, without touching any dialect.
+
 Extending the registry: a quirk registers when its class is defined. Packages
 that define quirks outside the harness list a module in the ``tooltape.quirks``
 entry-point group (:data:`QUIRK_ENTRY_POINT_GROUP`); :func:`parse_quirk` and
@@ -32,22 +43,25 @@ import dataclasses
 import itertools
 import json
 import re
+from collections.abc import Callable
 from enum import IntEnum
 from importlib.metadata import entry_points
 from random import Random
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tooltape.harness._errors import TooltapeUsageError
-from tooltape.harness._names import unknown_name_message
+from tooltape.harness._names import check_names, unknown_name_message
 
 if TYPE_CHECKING:
     from tooltape.harness._engine import Draft
 
 __all__ = [
+    "CAPABILITIES",
     "AsciiEscapes",
     "ChangingId",
+    "ChannelInName",
     "CumulativeArgs",
     "DuplicateIds",
     "EmptyArgs",
@@ -73,6 +87,7 @@ __all__ = [
     "TruncateArgs",
     "WholeArgs",
     "WholeCall",
+    "evidence",
     "load_quirk_modules",
     "parse_quirk",
     "quirk_kinds",
@@ -105,12 +120,38 @@ _BY_NAME: dict[str, Quirk] = {}
 """A kind name's quirk, built once: quirks are frozen and a kind's class never changes."""
 
 
+CAPABILITIES: dict[str, str] = {
+    "escaped_text": "non-ASCII argument text may travel as \\uXXXX escapes",
+    "args_text": "arguments travel as JSON text, which may be broken or not an object",
+    "arg_pieces": "a call's argument text may arrive in several pieces",
+    "interleaving": "the pieces of parallel calls may interleave",
+    "name_fragments": "a call's name may ride on any of its chunks: cut, late or repeated",
+    "id_fragments": "a call's id may ride on any of its chunks: late, repeated or changed",
+    "optional_id": "a call may arrive without an id",
+    "optional_index": "a chunk may arrive without an index",
+    "index_field": "the index is a field of its own, not the call's position",
+    "packing": "one streamed message may carry several chunks",
+    "idle_messages": "a stream shape check_merger draws; the fakes do not render it yet",
+    "respelled_args": "an argument spelling check_merger draws; the fakes do not render it yet",
+}
+"""What a wire can carry, by name: a tool-chunk quirk ``needs`` some, a dialect ``carries`` some."""
+
+
+_NO_KIND: Any = None
+"""The ``kind`` of an abstract base such as ``_Splitter``: none, so it never registers."""
+
+
 class Quirk(BaseModel):
-    """Base of every quirk. Subclasses set ``kind``, ``stage``, ``cites`` and ``lossless``."""
+    """Base of every quirk: a subclass gives its ``kind`` and class attributes as class keywords.
+
+    ``class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4, needs=...)``;
+    any class attribute below can be given that way, and :func:`evidence` sets ``cites``.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: str
+    kind: str = _NO_KIND
+    """The name scenario files and :func:`parse_quirk` use (``None`` on abstract bases)."""
     stage: ClassVar[Stage]
     cites: ClassVar[tuple[str, ...]] = ()
     """Who emits this shape, then public evidence (links)."""
@@ -118,10 +159,33 @@ class Quirk(BaseModel):
     """True when langchain-core still merges the stream back to the plan."""
     priority: ClassVar[int] = 0
     """Order among quirks of the same stage (lower first), so any combination is well defined."""
+    needs: ClassVar[frozenset[str] | None] = None
+    """The :data:`CAPABILITIES` a dialect's wire must carry to render this tool-chunk quirk
+    (``None``: undeclared, so every dialect refuses it)."""
+
+    def __init_subclass__(cls, *, kind: str | None = None, **class_vars: Any) -> None:
+        super().__init_subclass__()
+        unknown = sorted(set(class_vars) - cls.__class_vars__)
+        if unknown:
+            raise TypeError(f"{cls.__name__}: {unknown} are not class attributes of a quirk")
+        if "needs" in class_vars:
+            class_vars["needs"] = frozenset(class_vars["needs"])
+            check_names(
+                "capability",
+                class_vars["needs"],
+                CAPABILITIES,
+                error=TypeError,
+                prefix=f"{cls.__name__}: ",
+            )
+        for name, value in class_vars.items():
+            setattr(cls, name, value)
+        if kind is not None:  # the field pydantic builds next: Literal[kind], kind by default
+            cls.__annotations__["kind"] = Literal[kind]
+            cls.kind = kind
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
+        super().__pydantic_init_subclass__()
         kind = cls.model_fields["kind"].default
         if not isinstance(kind, str):
             return  # an abstract intermediate class such as _Splitter
@@ -143,6 +207,36 @@ class Quirk(BaseModel):
     def __str__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.model_dump(exclude={"kind"}).items())
         return f"{self.kind}({params})" if params else self.kind
+
+
+_GITHUB_REF = re.compile(r"([\w.-]+/[\w.-]+)(?:#(\d+)|(/(?:pull|discussions)/\d+))")
+
+Q = TypeVar("Q", bound=type[Quirk])
+
+
+def evidence(who: str, *links: str) -> Callable[[Q], Q]:
+    """Class decorator: set a quirk's ``cites`` to who sends the shape, then the public links.
+
+    ``links`` are separated by white space, in one string or several. A link may
+    be written short: ``owner/repo#N`` (a GitHub issue) or ``owner/repo/pull/N``
+    (a pull request or discussion) stands for its ``https://github.com/`` address;
+    other links are given whole.
+    """
+    cites = (who, *(_expand(link) for text in links for link in text.split()))
+
+    def decorate(cls: Q) -> Q:
+        cls.cites = cites
+        return cls
+
+    return decorate
+
+
+def _expand(link: str) -> str:
+    match = _GITHUB_REF.fullmatch(link)
+    if match is None:
+        return link
+    repo, issue, other = match.groups()
+    return f"https://github.com/{repo}" + (f"/issues/{issue}" if issue else other)
 
 
 def load_quirk_modules() -> None:
@@ -184,15 +278,12 @@ def parse_quirk(value: Quirk | str | dict[str, Any]) -> Quirk:
 # --- TEXT: the argument text of each call ------------------------------------------------
 
 
-class AsciiEscapes(Quirk):
+@evidence(
+    "OpenAI and most Python servers",
+    "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
+)
+class AsciiEscapes(Quirk, kind="ascii_escapes", stage=Stage.TEXT, needs={"escaped_text"}):
     r"""Serialise non-ASCII characters as ``\uXXXX`` escapes (``json.dumps``'s default)."""
-
-    kind: Literal["ascii_escapes"] = "ascii_escapes"
-    stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI and most Python servers",
-        "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Re-encode every call's arguments with ``ensure_ascii=True``."""
@@ -202,17 +293,12 @@ class AsciiEscapes(Quirk):
         ]
 
 
-class EmptyArgs(Quirk):
+@evidence(
+    "Anthropic, Bedrock, vLLM no-arg tools",
+    "langchain-ai/langchain/pull/23915 microsoft/autogen/pull/6979 vllm-project/vllm#32152",
+)
+class EmptyArgs(Quirk, kind="empty_args", stage=Stage.TEXT, needs=()):
     """Send no argument text at all for calls whose args are ``{}``."""
-
-    kind: Literal["empty_args"] = "empty_args"
-    stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic, Bedrock, vLLM no-arg tools",
-        "https://github.com/langchain-ai/langchain/pull/23915",
-        "https://github.com/microsoft/autogen/pull/6979",
-        "https://github.com/vllm-project/vllm/issues/32152",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Blank the text of argument-less calls."""
@@ -222,25 +308,35 @@ class EmptyArgs(Quirk):
         ]
 
 
-class NonObjectArgs(Quirk):
-    """Replace one call's arguments by JSON that is not an object."""
+class _ReplaceArgs(Quirk, stage=Stage.TEXT, lossless=False, needs={"args_text"}):
+    """A quirk that puts other text on the wire in place of one call's arguments."""
 
-    kind: Literal["non_object_args"] = "non_object_args"
-    stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM parsers, Anthropic fine-grained streaming",
-        "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
-        "https://github.com/vllm-project/vllm/issues/32152",
-    )
-    lossless: ClassVar[bool] = False
     call: int = 0
     """Which planned call (negative counts from the end)."""
-    text: str = "[1, 2]"
-    """The JSON put on the wire instead of the object."""
+
+    def replacement(self) -> str:  # pragma: no cover - abstract
+        """The text put on the wire."""
+        raise NotImplementedError
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Overwrite the chosen call's text."""
-        draft.texts[draft.call_position(self.call)] = self.text
+        draft.texts[draft.call_position(self.call)] = self.replacement()
+
+
+@evidence(
+    "vLLM parsers, Anthropic fine-grained streaming",
+    "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
+    "vllm-project/vllm#32152",
+)
+class NonObjectArgs(_ReplaceArgs, kind="non_object_args"):
+    """Replace one call's arguments by JSON that is not an object."""
+
+    text: str = "[1, 2]"
+    """The JSON put on the wire instead of the object."""
+
+    def replacement(self) -> str:
+        """The text put on the wire."""
+        return self.text
 
 
 _MALFORMED = {
@@ -251,27 +347,21 @@ _MALFORMED = {
 }
 
 
-class MalformedArgs(Quirk):
+@evidence(
+    "vLLM parsers, Anthropic fine-grained, GPT-5 re-sends",
+    "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
+    "vllm-project/vllm#32152 open-webui/open-webui/pull/22235",
+)
+class MalformedArgs(_ReplaceArgs, kind="malformed_args"):
     """Replace one call's arguments by malformed JSON."""
 
-    kind: Literal["malformed_args"] = "malformed_args"
-    stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM parsers, Anthropic fine-grained, GPT-5 re-sends",
-        "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
-        "https://github.com/vllm-project/vllm/issues/32152",
-        "https://github.com/open-webui/open-webui/pull/22235",
-    )
-    lossless: ClassVar[bool] = False
-    call: int = 0
-    """Which planned call (negative counts from the end)."""
     variant: Literal["undefined", "extra_brace", "whitespace", "concatenated"] = "undefined"
     """Which malformation: ``undefined`` values, an extra ``}``, whitespace only, or two
     objects back to back (langchain-core keeps the first and drops the second)."""
 
-    def apply(self, draft: Draft, rng: Random) -> None:
-        """Overwrite the chosen call's text."""
-        draft.texts[draft.call_position(self.call)] = _MALFORMED[self.variant]
+    def replacement(self) -> str:
+        """The text put on the wire."""
+        return _MALFORMED[self.variant]
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -295,7 +385,15 @@ def _inside_string(text: str, position: int) -> bool:
     return any(m.start() < position < m.end() for m in _STRING.finditer(text))
 
 
-class TruncateArgs(Quirk):
+@evidence(
+    "every provider",
+    "2389-research/tracker#544 mrwogu/factory-droid-openai/pull/33",
+    "openai/openai-openapi/pull/248",
+    "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
+)
+class TruncateArgs(
+    Quirk, kind="truncate_args", stage=Stage.TEXT, lossless=False, needs={"args_text", "arg_pieces"}
+):
     """End the stream inside one call's arguments, with no terminal event.
 
     langchain-core's ``parse_partial_json`` closes the open string or literal and
@@ -303,16 +401,6 @@ class TruncateArgs(Quirk):
     reach the wire.
     """
 
-    kind: Literal["truncate_args"] = "truncate_args"
-    stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[tuple[str, ...]] = (
-        "every provider",
-        "https://github.com/2389-research/tracker/issues/544",
-        "https://github.com/mrwogu/factory-droid-openai/pull/33",
-        "https://github.com/openai/openai-openapi/pull/248",
-        "https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/fine-grained-tool-streaming",
-    )
-    lossless: ClassVar[bool] = False
     call: int = -1
     """Which planned call is cut (negative counts from the end)."""
     at: Literal["string", "literal"] = "string"
@@ -331,11 +419,9 @@ class TruncateArgs(Quirk):
 # --- SPLIT: where the argument text is cut ----------------------------------------------
 
 
-class _Splitter(Quirk):
+class _Splitter(Quirk, stage=Stage.SPLIT):
     """A quirk that decides the cut points of every call's argument text."""
 
-    kind: str
-    stage: ClassVar[Stage] = Stage.SPLIT
     header_carries_args: ClassVar[bool] = False
 
     def cut_points(self, text: str, rng: Random) -> list[int]:  # pragma: no cover - abstract
@@ -365,7 +451,8 @@ def _token_like_cuts(text: str, rng: Random, max_size: int) -> list[int]:
         points.append(position)
 
 
-class SplitArgs(_Splitter):
+@evidence("every streaming provider", "https://platform.openai.com/docs/guides/function-calling")
+class SplitArgs(_Splitter, kind="split_args", needs={"arg_pieces"}):
     """Fragment the argument text at arbitrary points (the default shape of every stream).
 
     With ``pieces`` unset the cuts look like a tokenizer's: 1 to ``max_size``
@@ -373,12 +460,6 @@ class SplitArgs(_Splitter):
     random points, anywhere, including inside keys, values and escapes.
     """
 
-    kind: Literal["split_args"] = "split_args"
-    stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[tuple[str, ...]] = (
-        "every streaming provider",
-        "https://platform.openai.com/docs/guides/function-calling",
-    )
     pieces: int | None = Field(default=None, ge=1)
     """How many pieces each call's text is cut into (``None``: token-like sizes)."""
     max_size: int = Field(default=8, ge=1)
@@ -394,7 +475,11 @@ class SplitArgs(_Splitter):
         return sorted(rng.sample(range(1, len(text)), count))
 
 
-class SplitInsideEscapes(_Splitter):
+@evidence(
+    "any provider that escapes non-ASCII",
+    "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
+)
+class SplitInsideEscapes(_Splitter, kind="split_inside_escapes", needs={"arg_pieces"}):
     r"""Cut inside every ``\uXXXX`` escape and between surrogate halves (https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py).
 
     Combine with :class:`AsciiEscapes` so non-ASCII text travels as escapes. A
@@ -402,13 +487,6 @@ class SplitInsideEscapes(_Splitter):
     dialects (https://github.com/danielmiessler/Fabric/pull/2203), since tool-call
     chunks carry ``str``, not bytes.
     """
-
-    kind: Literal["split_inside_escapes"] = "split_inside_escapes"
-    stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[tuple[str, ...]] = (
-        "any provider that escapes non-ASCII",
-        "https://github.com/langchain-ai/langchain/blob/master/libs/core/langchain_core/utils/json.py",
-    )
 
     def cut_points(self, text: str, rng: Random) -> list[int]:
         """Token-like cuts plus one inside each escape."""
@@ -418,57 +496,46 @@ class SplitInsideEscapes(_Splitter):
         return sorted(p for p in points if 0 < p < len(text))
 
 
-class WholeArgs(_Splitter):
+@evidence(
+    "Anthropic no-arg tools, vLLM", "langchain-ai/langchain/pull/23915 vllm-project/vllm#32152"
+)
+class WholeArgs(_Splitter, kind="whole_args", needs=()):
     """Send each call's arguments in one piece after the header (e.g. ``{}`` at once)."""
 
-    kind: Literal["whole_args"] = "whole_args"
-    stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic no-arg tools, vLLM",
-        "https://github.com/langchain-ai/langchain/pull/23915",
-        "https://github.com/vllm-project/vllm/issues/32152",
-    )
-
     def cut_points(self, text: str, rng: Random) -> list[int]:
         """No cuts."""
         return []
 
 
-class WholeCall(_Splitter):
+@evidence(
+    "Mistral, Groq, Ollama, xAI, Gemini",
+    "microsoft/semantic-kernel#6316 vercel/ai/pull/1653 openclaw/Tachikoma/pull/34",
+    "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
+    "langchain-ai/langchain-google/pull/1811",
+)
+class WholeCall(_Splitter, kind="whole_call", header_carries_args=True, needs=()):
     """Send each call whole in one chunk: id, name and all arguments together."""
 
-    kind: Literal["whole_call"] = "whole_call"
-    stage: ClassVar[Stage] = Stage.SPLIT
-    cites: ClassVar[tuple[str, ...]] = (
-        "Mistral, Groq, Ollama, xAI, Gemini",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-        "https://github.com/vercel/ai/pull/1653",
-        "https://github.com/openclaw/Tachikoma/pull/34",
-        "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
-        "https://github.com/langchain-ai/langchain-google/pull/1811",
-    )
-
     def cut_points(self, text: str, rng: Random) -> list[int]:
         """No cuts."""
         return []
-
-    header_carries_args: ClassVar[bool] = True
 
 
 # --- PIECES -----------------------------------------------------------------------------
 
 
-class CumulativeArgs(Quirk):
+@evidence(
+    "DashScope native, vLLM hermes flush, crewAI async",
+    "https://github.com/langchain-ai/langchain-community vllm-project/vllm#10395",
+)
+class CumulativeArgs(
+    Quirk,
+    kind="cumulative_args",
+    stage=Stage.PIECES,
+    lossless=False,
+    needs={"args_text", "arg_pieces"},
+):
     """Each chunk repeats all arguments so far instead of the new part."""
-
-    kind: Literal["cumulative_args"] = "cumulative_args"
-    stage: ClassVar[Stage] = Stage.PIECES
-    cites: ClassVar[tuple[str, ...]] = (
-        "DashScope native, vLLM hermes flush, crewAI async",
-        "https://github.com/langchain-ai/langchain-community",
-        "https://github.com/vllm-project/vllm/issues/10395",
-    )
-    lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Replace each piece by the prefix that ends with it."""
@@ -492,16 +559,17 @@ def _ensure_fragments(fragments: list[Any], count: int) -> None:
         fragments.append(dataclasses.replace(last, id=None, name=None, args=""))
 
 
-class SplitName(Quirk):
+def _only_on_last(fragments: list[Any], **field: str | None) -> None:
+    """Send one field (``name=...`` or ``id=...``) on a call's last fragment only."""
+    _ensure_fragments(fragments, 2)
+    fragments[:] = [dataclasses.replace(f, **dict.fromkeys(field)) for f in fragments]
+    fragments[-1] = dataclasses.replace(fragments[-1], **field)
+
+
+@evidence("llama.cpp before #13800, OpenAI grammar permits it", "ggml-org/llama.cpp/pull/13800")
+class SplitName(Quirk, kind="split_name", stage=Stage.FIELDS, priority=1, needs={"name_fragments"}):
     """Spread the name over the first ``parts`` chunks of a call."""
 
-    kind: Literal["split_name"] = "split_name"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 1
-    cites: ClassVar[tuple[str, ...]] = (
-        "llama.cpp before #13800, OpenAI grammar permits it",
-        "https://github.com/ggml-org/llama.cpp/pull/13800",
-    )
     parts: int = Field(default=2, ge=2)
     """How many chunks the name is spread over."""
 
@@ -516,23 +584,19 @@ class SplitName(Quirk):
                 fragments[n] = dataclasses.replace(fragments[n], name=name[cuts[n] : cuts[n + 1]])
 
 
-class RepeatName(Quirk):
+@evidence(
+    "vLLM parsers, llama.cpp, MiniMax via NIM",
+    "NousResearch/hermes-agent#8259 vllm-project/vllm#13192 ggml-org/llama.cpp/pull/12379",
+    "open-webui/open-webui/pull/22235",
+)
+class RepeatName(
+    Quirk, kind="repeat_name", stage=Stage.FIELDS, lossless=False, needs={"name_fragments"}
+):
     """Repeat the full name on every chunk of a call.
 
     langchain-core concatenates names, so ``get_weather`` becomes
     ``get_weatherget_weather`` when the call spans two chunks.
     """
-
-    kind: Literal["repeat_name"] = "repeat_name"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM parsers, llama.cpp, MiniMax via NIM",
-        "https://github.com/NousResearch/hermes-agent/issues/8259",
-        "https://github.com/vllm-project/vllm/issues/13192",
-        "https://github.com/ggml-org/llama.cpp/pull/12379",
-        "https://github.com/open-webui/open-webui/pull/22235",
-    )
-    lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Put the name on every fragment."""
@@ -541,39 +605,25 @@ class RepeatName(Quirk):
             fragments[:] = [dataclasses.replace(f, name=name) for f in fragments]
 
 
-class LateName(Quirk):
+@evidence("translators that emit the name late", "assistant-ui/assistant-ui/pull/7063")
+class LateName(Quirk, kind="late_name", stage=Stage.FIELDS, priority=2, needs={"name_fragments"}):
     """Send the name only on the last chunk of a call, after the arguments."""
-
-    kind: Literal["late_name"] = "late_name"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 2
-    cites: ClassVar[tuple[str, ...]] = (
-        "translators that emit the name late",
-        "https://github.com/assistant-ui/assistant-ui/pull/7063",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Move each name to the call's last fragment."""
         for fragments in draft.calls:
-            _ensure_fragments(fragments, 2)
-            name = draft.plan.calls[fragments[0].call].name
-            fragments[:] = [dataclasses.replace(f, name=None) for f in fragments]
-            fragments[-1] = dataclasses.replace(fragments[-1], name=name)
+            _only_on_last(fragments, name=draft.plan.calls[fragments[0].call].name)
 
 
-class IdOnEveryChunk(Quirk):
+@evidence(
+    "Fireworks, vLLM, DashScope, LM Studio",
+    "BerriAI/litellm#8990 InternLM/lmdeploy#3412",
+    "spring-ai-alibaba/spring-ai-extensions/pull/266 lmstudio-ai/lmstudio-bug-tracker#649",
+)
+class IdOnEveryChunk(
+    Quirk, kind="id_on_every_chunk", stage=Stage.FIELDS, priority=3, needs={"id_fragments"}
+):
     """Repeat the call id on every chunk of a call."""
-
-    kind: Literal["id_on_every_chunk"] = "id_on_every_chunk"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 3
-    cites: ClassVar[tuple[str, ...]] = (
-        "Fireworks, vLLM, DashScope, LM Studio",
-        "https://github.com/BerriAI/litellm/issues/8990",
-        "https://github.com/InternLM/lmdeploy/issues/3412",
-        "https://github.com/spring-ai-alibaba/spring-ai-extensions/pull/266",
-        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Put the id on every fragment."""
@@ -582,41 +632,31 @@ class IdOnEveryChunk(Quirk):
             fragments[:] = [dataclasses.replace(f, id=call_id) for f in fragments]
 
 
-class LateId(Quirk):
+@evidence("late-id translators", "vllm-project/vllm/pull/23522")
+class LateId(Quirk, kind="late_id", stage=Stage.FIELDS, priority=4, needs={"id_fragments"}):
     """Send the id only on the last chunk of a call, not on the first."""
-
-    kind: Literal["late_id"] = "late_id"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 4
-    cites: ClassVar[tuple[str, ...]] = (
-        "late-id translators",
-        "https://github.com/vllm-project/vllm/pull/23522",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Move each id to the call's last fragment."""
         for fragments in draft.calls:
-            _ensure_fragments(fragments, 2)
-            call_id = fragments[0].id
-            fragments[:] = [dataclasses.replace(f, id=None) for f in fragments]
-            fragments[-1] = dataclasses.replace(fragments[-1], id=call_id)
+            _only_on_last(fragments, id=fragments[0].id)
 
 
-class ChangingId(Quirk):
+@evidence("vLLM harmony parser", "vllm-project/vllm/pull/23522")
+class ChangingId(
+    Quirk,
+    kind="changing_id",
+    stage=Stage.FIELDS,
+    priority=5,
+    lossless=False,
+    needs={"id_fragments"},
+):
     """Change the call id halfway through a call (vLLM's harmony parser).
 
     langchain-core refuses to merge chunks whose ids differ, so one call becomes
     two: the first with the head of the arguments, the second nameless.
     """
 
-    kind: Literal["changing_id"] = "changing_id"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 5
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM harmony parser",
-        "https://github.com/vllm-project/vllm/pull/23522",
-    )
-    lossless: ClassVar[bool] = False
     suffix: str = "_b"
     """Appended to the id to make the second id."""
 
@@ -631,20 +671,14 @@ class ChangingId(Quirk):
                     fragments[n] = dataclasses.replace(fragments[n], id=call_id + self.suffix)
 
 
-class MissingId(Quirk):
+@evidence("vLLM, SGLang index>0, crewAI #7534", "vllm-project/vllm#9693")
+class MissingId(
+    Quirk, kind="missing_id", stage=Stage.FIELDS, priority=7, lossless=False, needs={"optional_id"}
+):
     """Send no id at all (SGLang, client rebuilds).
 
     langchain-core builds calls with ``id=None``; ToolNode cannot pair them.
     """
-
-    kind: Literal["missing_id"] = "missing_id"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 7
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM, SGLang index>0, crewAI #7534",
-        "https://github.com/vllm-project/vllm/issues/9693",
-    )
-    lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Remove every id."""
@@ -652,17 +686,11 @@ class MissingId(Quirk):
             fragments[:] = [dataclasses.replace(f, id=None) for f in fragments]
 
 
-class DuplicateIds(Quirk):
+@evidence("Ollama compat, bridges that reuse ids", "router-for-me/CLIProxyAPI#2798")
+class DuplicateIds(
+    Quirk, kind="duplicate_ids", stage=Stage.FIELDS, priority=6, lossless=False, needs=()
+):
     """Give every call the first call's id (the provider reports duplicate ids)."""
-
-    kind: Literal["duplicate_ids"] = "duplicate_ids"
-    stage: ClassVar[Stage] = Stage.FIELDS
-    priority: ClassVar[int] = 6
-    cites: ClassVar[tuple[str, ...]] = (
-        "Ollama compat, bridges that reuse ids",
-        "https://github.com/router-for-me/CLIProxyAPI/issues/2798",
-    )
-    lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Overwrite every id with the first call's."""
@@ -671,18 +699,34 @@ class DuplicateIds(Quirk):
             fragments[:] = [dataclasses.replace(f, id=first) if f.id else f for f in fragments]
 
 
+@evidence("vLLM gpt-oss (harmony) tool parser, streaming", "vllm-project/vllm#32587")
+class ChannelInName(
+    Quirk, kind="channel_in_name", stage=Stage.FIELDS, priority=8, lossless=False, needs=()
+):
+    """Leak a harmony special token into each call's name: ``query_dataset<|channel|>commentary``.
+
+    The merged call names a tool that does not exist; an agent answers it with an
+    unknown-tool error instead of running ``query_dataset``.
+    """
+
+    suffix: str = "<|channel|>commentary"
+    """What follows the name on the wire."""
+
+    def apply(self, draft: Draft, rng: Random) -> None:
+        """Append the suffix to the last fragment of each call that carries a name."""
+        for fragments in draft.calls:
+            named = [n for n, f in enumerate(fragments) if f.name]
+            if named:
+                last = fragments[named[-1]]
+                fragments[named[-1]] = dataclasses.replace(last, name=f"{last.name}{self.suffix}")
+
+
 # --- ORDER ------------------------------------------------------------------------------
 
 
-class InterleaveCalls(Quirk):
+@evidence("Bedrock, vLLM, Qwen-Agent captures", "BerriAI/litellm/pull/34230")
+class InterleaveCalls(Quirk, kind="interleave_calls", stage=Stage.ORDER, needs={"interleaving"}):
     """Interleave the chunks of parallel calls, each call keeping its own order."""
-
-    kind: Literal["interleave_calls"] = "interleave_calls"
-    stage: ClassVar[Stage] = Stage.ORDER
-    cites: ClassVar[tuple[str, ...]] = (
-        "Bedrock, vLLM, Qwen-Agent captures",
-        "https://github.com/BerriAI/litellm/pull/34230",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Draw the next fragment from a random open call until all are sent.
@@ -707,39 +751,27 @@ class InterleaveCalls(Quirk):
 # --- INDEX ------------------------------------------------------------------------------
 
 
-class NoIndex(Quirk):
+@evidence(
+    "Gemini compat, Ollama <0.4.7, LM Studio",
+    "THU-MAIC/OpenMAIC#1556 open-webui/computer#224 ollama/ollama#7881",
+    "lmstudio-ai/lmstudio-bug-tracker#830 vllm-project/vllm#54701",
+)
+class NoIndex(Quirk, kind="no_index", stage=Stage.INDEX, lossless=False, needs={"optional_index"}):
     """Send no index at all.
 
     langchain-core never merges index-less chunks: a split call becomes a partial
     call plus invalid fragments.
     """
 
-    kind: Literal["no_index"] = "no_index"
-    stage: ClassVar[Stage] = Stage.INDEX
-    cites: ClassVar[tuple[str, ...]] = (
-        "Gemini compat, Ollama <0.4.7, LM Studio",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-        "https://github.com/open-webui/computer/issues/224",
-        "https://github.com/ollama/ollama/issues/7881",
-        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/830",
-        "https://github.com/vllm-project/vllm/issues/54701",
-    )
-    lossless: ClassVar[bool] = False
-
     def apply(self, draft: Draft, rng: Random) -> None:
         """Remove every index."""
         draft.order = [dataclasses.replace(f, index=None) for f in draft.order]
 
 
-class IndexOffset(Quirk):
+@evidence("Anthropic after text/thinking, Bedrock", "BerriAI/litellm#11407")
+class IndexOffset(Quirk, kind="index_offset", stage=Stage.INDEX, needs={"index_field"}):
     """Start the indexes at ``by`` instead of 0 (Anthropic blocks after text)."""
 
-    kind: Literal["index_offset"] = "index_offset"
-    stage: ClassVar[Stage] = Stage.INDEX
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic after text/thinking, Bedrock",
-        "https://github.com/BerriAI/litellm/issues/11407",
-    )
     by: int = Field(default=1, ge=1)
     """Added to every index."""
 
@@ -751,24 +783,19 @@ class IndexOffset(Quirk):
         ]
 
 
-class SharedIndex(Quirk):
+@evidence(
+    "Ollama compat, DeepSeek, Grok via OCI",
+    "langchain-ai/langchainjs/pull/8433 BerriAI/litellm#21331 agno-agi/agno#8879",
+    "su-kaka/gcli2api/pull/406 oracle/langchain-oracle/pull/108",
+)
+class SharedIndex(
+    Quirk, kind="shared_index", stage=Stage.INDEX, lossless=False, needs={"index_field"}
+):
     """Give every call the same index.
 
     With distinct ids on every chunk langchain-core still separates the calls;
     with id-less continuations their arguments glue onto the first call.
     """
-
-    kind: Literal["shared_index"] = "shared_index"
-    stage: ClassVar[Stage] = Stage.INDEX
-    cites: ClassVar[tuple[str, ...]] = (
-        "Ollama compat, DeepSeek, Grok via OCI",
-        "https://github.com/langchain-ai/langchainjs/pull/8433",
-        "https://github.com/BerriAI/litellm/issues/21331",
-        "https://github.com/agno-agi/agno/issues/8879",
-        "https://github.com/su-kaka/gcli2api/pull/406",
-        "https://github.com/oracle/langchain-oracle/pull/108",
-    )
-    lossless: ClassVar[bool] = False
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Put the first fragment's index on every fragment."""
@@ -781,7 +808,13 @@ class SharedIndex(Quirk):
 # --- PACK -------------------------------------------------------------------------------
 
 
-class PackFragments(Quirk):
+@evidence(
+    "Bedrock and gateway batching",
+    "https://github.com/langchain-ai/langchain langchain-ai/langchain/pull/35281",
+)
+class PackFragments(
+    Quirk, kind="pack_fragments", stage=Stage.PACK, lossless=False, needs={"packing"}
+):
     """Put ``size`` consecutive chunks into one streamed message.
 
     Chunks of one index inside one message merge, except in the *first*
@@ -789,14 +822,6 @@ class PackFragments(Quirk):
     each other, so packing there changes the result.
     """
 
-    kind: Literal["pack_fragments"] = "pack_fragments"
-    stage: ClassVar[Stage] = Stage.PACK
-    cites: ClassVar[tuple[str, ...]] = (
-        "Bedrock and gateway batching",
-        "https://github.com/langchain-ai/langchain",
-        "https://github.com/langchain-ai/langchain/pull/35281",
-    )
-    lossless: ClassVar[bool] = False
     size: int = Field(default=2, ge=2)
     """Chunks per message."""
 
@@ -809,17 +834,17 @@ class PackFragments(Quirk):
 # --- LATE -------------------------------------------------------------------------------
 
 
-class EmptyStringContinuations(Quirk):
+@evidence(
+    "Fireworks, LM Studio, vLLM, lmdeploy",
+    "BerriAI/litellm#8990 lmstudio-ai/lmstudio-bug-tracker#649 InternLM/lmdeploy#3412",
+)
+class EmptyStringContinuations(
+    Quirk,
+    kind="empty_string_continuations",
+    stage=Stage.LATE,
+    needs={"name_fragments", "id_fragments"},
+):
     """Send ``""`` instead of leaving out id and name on continuation chunks."""
-
-    kind: Literal["empty_string_continuations"] = "empty_string_continuations"
-    stage: ClassVar[Stage] = Stage.LATE
-    cites: ClassVar[tuple[str, ...]] = (
-        "Fireworks, LM Studio, vLLM, lmdeploy",
-        "https://github.com/BerriAI/litellm/issues/8990",
-        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
-        "https://github.com/InternLM/lmdeploy/issues/3412",
-    )
 
     def apply(self, draft: Draft, rng: Random) -> None:
         """Turn absent ids and names into empty strings."""

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from random import Random
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from tooltape.harness._quirks import Quirk, Stage
+from tooltape.harness._quirks import Quirk, Stage, evidence
 
 if TYPE_CHECKING:
     from tooltape.harness._engine import Draft
@@ -32,21 +32,21 @@ SPELLINGS: tuple[Spelling, ...] = (
 )
 
 
-class IdleMessages(Quirk):
+@evidence(
+    "Usage and content chunks (OpenAI), ping events (Anthropic) between tool-call fragments",
+    "https://platform.openai.com/docs/api-reference/chat-streaming",
+    "https://docs.anthropic.com/en/docs/build-with-claude/streaming",
+)
+class IdleMessages(
+    Quirk, kind="idle_messages", stage=Stage.LATE, priority=10, needs={"idle_messages"}
+):
+    # priority: after every other LATE quirk: it only adds messages
     """Streamed messages that carry no tool-call chunk between (and around) the fragments.
 
     Real streams put text, reasoning, keep-alive, usage and empty deltas there; a
     merger sees each as a message with an empty ``tool_call_chunks`` list.
     """
 
-    kind: Literal["idle_messages"] = "idle_messages"
-    stage: ClassVar[Stage] = Stage.LATE
-    cites: ClassVar[tuple[str, ...]] = (
-        "Usage and content chunks (OpenAI), ping events (Anthropic) between tool-call fragments",
-        "https://platform.openai.com/docs/api-reference/chat-streaming",
-        "https://docs.anthropic.com/en/docs/build-with-claude/streaming",
-    )
-    priority: ClassVar[int] = 10  # after every other LATE quirk: it only adds messages
     count: int = Field(default=1, ge=1)
     """How many idle messages to insert, each at a random place."""
 
@@ -77,7 +77,14 @@ def _spell(value: Any, style: Spelling, ascii_only: bool) -> str:
     return json.dumps(value, ensure_ascii=ascii_only)
 
 
-class RespellArgs(Quirk):
+@evidence(
+    "Any JSON spelling of the same object (RFC 8259 sections 2, 4 and 6)",
+    "https://www.rfc-editor.org/rfc/rfc8259",
+)
+class RespellArgs(
+    Quirk, kind="respell_args", stage=Stage.TEXT, priority=1, needs={"respelled_args"}
+):
+    # priority: after ascii_escapes and empty_args re-render the text
     """Spell each call's argument JSON another way; it reads back as the same object.
 
     ``compact`` (no spaces), ``newlines`` (a member a line), ``reversed_keys``,
@@ -87,13 +94,6 @@ class RespellArgs(Quirk):
     respelled; arguments another quirk replaced or cut stay as they are.
     """
 
-    kind: Literal["respell_args"] = "respell_args"
-    stage: ClassVar[Stage] = Stage.TEXT
-    cites: ClassVar[tuple[str, ...]] = (
-        "Any JSON spelling of the same object (RFC 8259 sections 2, 4 and 6)",
-        "https://www.rfc-editor.org/rfc/rfc8259",
-    )
-    priority: ClassVar[int] = 1  # after ascii_escapes and empty_args re-render the text
     style: Spelling = "compact"
 
     def apply(self, draft: Draft, rng: Random) -> None:

@@ -31,36 +31,8 @@ from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Deltas, Plan, PlannedCall
 from tooltape.harness._names import check_names
-from tooltape.harness._quirks import (
-    AsciiEscapes,
-    ChangingId,
-    CumulativeArgs,
-    DuplicateIds,
-    EmptyArgs,
-    EmptyStringContinuations,
-    IdOnEveryChunk,
-    IndexOffset,
-    InterleaveCalls,
-    LateId,
-    LateName,
-    MalformedArgs,
-    MissingId,
-    NoIndex,
-    NonObjectArgs,
-    PackFragments,
-    Quirk,
-    RepeatName,
-    SharedIndex,
-    SplitArgs,
-    SplitInsideEscapes,
-    SplitName,
-    Stage,
-    TruncateArgs,
-    WholeArgs,
-    WholeCall,
-    parse_quirk,
-)
-from tooltape.harness._stream_shapes import SPELLINGS, IdleMessages, RespellArgs
+from tooltape.harness._quirks import _REGISTRY, Quirk, SplitArgs, Stage, parse_quirk
+from tooltape.harness._stream_shapes import SPELLINGS
 
 __all__ = [
     "argument_objects",
@@ -298,56 +270,65 @@ def _plans(
     )
 
 
-# Every kind quirk_sets can draw, by axis. The splitter comes first in every set
-# and shrinks toward SplitArgs(pieces=1), the arguments in one piece.
+def _just(kind: str) -> st.SearchStrategy[Quirk]:
+    return st.just(parse_quirk(kind))
+
+
+def _builds(kind: str, **params: st.SearchStrategy[Any]) -> st.SearchStrategy[Quirk]:
+    return st.builds(_REGISTRY[kind], **params)
+
+
+# The kinds quirk_sets draws in a place of their own, by axis. The splitter comes first in
+# every set and shrinks toward SplitArgs(pieces=1), the arguments in one piece.
 _SPLITTERS: dict[str, st.SearchStrategy[Quirk]] = {
     # Mostly up to 12 pieces a call; sometimes 100+ fragments for one call.
     "split_args": st.builds(SplitArgs, pieces=st.integers(1, 12) | st.integers(100, 160)),
-    "whole_call": st.just(WholeCall()),
-    "whole_args": st.just(WholeArgs()),
-    "split_inside_escapes": st.just(SplitInsideEscapes()),
+    "whole_call": _just("whole_call"),
+    "whole_args": _just("whole_args"),
+    "split_inside_escapes": _just("split_inside_escapes"),
 }
 # Where ids travel differs between providers more than anything else, so it is an
 # axis of its own, shrinking toward the OpenAI shape (id on the first chunk).
 _ID_PLACEMENTS: dict[str, st.SearchStrategy[Quirk]] = {
-    "id_on_every_chunk": st.just(IdOnEveryChunk()),
-    "late_id": st.just(LateId()),
-    "missing_id": st.just(MissingId()),
+    "id_on_every_chunk": _just("id_on_every_chunk"),
+    "late_id": _just("late_id"),
+    "missing_id": _just("missing_id"),
 }
 # Index handling is the other axis providers differ on most; shrinks toward 0, 1, 2...
 _INDEX_BEHAVIOURS: dict[str, st.SearchStrategy[Quirk]] = {
-    "no_index": st.just(NoIndex()),
-    "shared_index": st.just(SharedIndex()),
-    "index_offset": st.sampled_from([IndexOffset(by=1), IndexOffset(by=2)]),
+    "no_index": _just("no_index"),
+    "shared_index": _just("shared_index"),
+    "index_offset": st.sampled_from(
+        [parse_quirk({"kind": "index_offset", "by": n}) for n in (1, 2)]
+    ),
 }
 # Grouping chunks into messages is an axis too, drawn as often as not: langchain-core's
 # first-message rule only shows when the first message holds several chunks.
 _PACKINGS: dict[str, st.SearchStrategy[Quirk]] = {
-    "pack_fragments": st.builds(PackFragments, size=st.integers(2, 4)),
-}
-_TARGETS = st.sampled_from([0, -1])
-_OTHERS: dict[str, st.SearchStrategy[Quirk]] = {
-    "ascii_escapes": st.just(AsciiEscapes()),
-    "empty_args": st.just(EmptyArgs()),
-    "non_object_args": st.builds(NonObjectArgs, call=_TARGETS),
-    "malformed_args": st.builds(
-        MalformedArgs,
-        call=_TARGETS,
-        variant=st.sampled_from(["undefined", "extra_brace", "whitespace", "concatenated"]),
-    ),
-    "truncate_args": st.builds(TruncateArgs, at=st.sampled_from(["string", "literal"])),
-    "cumulative_args": st.just(CumulativeArgs()),
-    "split_name": st.builds(SplitName, parts=st.integers(2, 3)),
-    "repeat_name": st.just(RepeatName()),
-    "late_name": st.just(LateName()),
-    "changing_id": st.just(ChangingId()),
-    "duplicate_ids": st.just(DuplicateIds()),
-    "interleave_calls": st.just(InterleaveCalls()),
-    "empty_string_continuations": st.just(EmptyStringContinuations()),
-    "idle_messages": st.builds(IdleMessages, count=st.integers(1, 6)),
-    "respell_args": st.builds(RespellArgs, style=st.sampled_from(SPELLINGS)),
+    "pack_fragments": _builds("pack_fragments", size=st.integers(2, 4)),
 }
 _AXES = (_ID_PLACEMENTS, _INDEX_BEHAVIOURS, _PACKINGS)
+_TARGETS = st.sampled_from([0, -1])
+_PARAMETERS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
+    "non_object_args": {"call": _TARGETS},
+    "malformed_args": {
+        "call": _TARGETS,
+        "variant": st.sampled_from(["undefined", "extra_brace", "whitespace", "concatenated"]),
+    },
+    "truncate_args": {"at": st.sampled_from(["string", "literal"])},
+    "split_name": {"parts": st.integers(2, 3)},
+    "idle_messages": {"count": st.integers(1, 6)},
+    "respell_args": {"style": st.sampled_from(SPELLINGS)},
+}
+"""How the other kinds draw their parameters; a kind not listed is drawn with its defaults."""
+_OTHERS: dict[str, st.SearchStrategy[Quirk]] = {
+    kind: _builds(kind, **_PARAMETERS[kind]) if kind in _PARAMETERS else _just(kind)
+    for kind, cls in _REGISTRY.items()
+    if cls.stage < Stage.EVENTS
+    and cls.__module__.startswith("tooltape.harness.")
+    and not any(kind in table for table in (_SPLITTERS, *_AXES))
+}
+"""Every other tool-chunk quirk of the harness, in the order the registry defines them."""
 
 
 def _drawable_kinds() -> list[str]:

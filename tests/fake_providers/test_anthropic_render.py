@@ -10,7 +10,6 @@ from _plans import sample_plans
 
 from tooltape.fake_providers import Wire, decode_sse, dialect_names
 from tooltape.fake_providers.dialects.anthropic._dialect import (
-    EVENT_QUIRKS,
     AnthropicMessagesDialect,
 )
 from tooltape.harness import (
@@ -200,7 +199,7 @@ def test_other_dialects_event_quirks_are_refused():
     foreign = [
         cls.model_fields["kind"].default
         for cls in _REGISTRY.values()
-        if cls.stage is Stage.EVENTS and not issubclass(cls, EVENT_QUIRKS)
+        if cls.stage is Stage.EVENTS and not issubclass(cls, DIALECT.event_quirks)
     ]
     assert foreign, "no other dialect defines EVENTS quirks"
     quirk = parse_quirk(sorted(foreign)[0])

@@ -17,7 +17,7 @@ from tooltape.fake_providers import Dialect, IdShape, dialect_names, get_dialect
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._wire import ProviderError
 from tooltape.fake_providers.dialects import BUNDLED_DIALECTS
-from tooltape.harness import Plan, PlannedCall, Quirk, Stage, quirk_kinds
+from tooltape.harness import CAPABILITIES, Plan, PlannedCall, Quirk, Stage, quirk_kinds
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._quirks import _REGISTRY
 
@@ -54,16 +54,15 @@ def _event_shape(dialect: Dialect) -> str | None:
     return None if dialect.event_shape else "no `event_shape` (the fields that carry calls)"
 
 
-def _tool_chunk_quirks(dialect: Dialect) -> str | None:
-    declared = dialect.expresses | set(dialect.cannot_express)
-    missing = sorted(TOOL_CHUNK_KINDS - declared)
-    if missing:
-        return f"neither `expresses` nor `cannot_express` names {missing}"
-    unknown = sorted(dialect.expresses - TOOL_CHUNK_KINDS)
+def _capabilities(dialect: Dialect) -> str | None:
+    unknown = sorted((dialect.carries | set(dialect.lacks)) - set(CAPABILITIES))
     if unknown:
-        return f"`expresses` names kinds that are not tool-chunk quirks: {unknown}"
-    blank = sorted(kind for kind, why in dialect.cannot_express.items() if not why.strip())
-    return f"`cannot_express` gives no reason for {blank}" if blank else None
+        return f"`carries` or `lacks` names capabilities that do not exist: {unknown}"
+    if not dialect.expresses <= TOOL_CHUNK_KINDS:
+        return f"`expresses` holds {sorted(dialect.expresses - TOOL_CHUNK_KINDS)}"
+    reasons = {**dialect.lacks, **dialect.cannot_express}
+    blank = sorted(name for name, why in reasons.items() if not why.strip())
+    return f"`lacks` or `cannot_express` gives no reason for {blank}" if blank else None
 
 
 def _event_quirks(dialect: Dialect) -> str | None:
@@ -107,7 +106,7 @@ def _call_id_format(dialect: Dialect) -> str | None:
 
 
 class _Unheard(Quirk):
-    """A tool-chunk quirk no dialect knows (``kind`` has no default, so it never registers)."""
+    """A tool-chunk quirk that declares no ``needs`` (``kind`` has no default: never registered)."""
 
     kind: str
     stage: ClassVar[Stage] = Stage.LATE
@@ -118,7 +117,7 @@ DECLARATIONS: dict[str, Check] = {
     "path": _path,
     "framing and media_type": _framing,
     "event_shape": _event_shape,
-    "expresses / cannot_express (every tool-chunk quirk)": _tool_chunk_quirks,
+    "carries / lacks (the wire's capabilities)": _capabilities,
     "event_quirks": _event_quirks,
     "body_error": _body_error,
     "call_id_format": _call_id_format,
@@ -139,19 +138,42 @@ def test_the_registry_lists_exactly_the_bundled_dialects() -> None:
 
 
 @pytest.mark.parametrize("name", dialect_names())
-def test_a_quirk_kind_nobody_declared_is_refused(name: str) -> None:
-    """The default refuses: a new tool-chunk quirk renders nowhere until a dialect says so."""
-    message = rf"quirk _unheard_of cannot be rendered by dialect {name}: the dialect does not"
+def test_a_quirk_that_declares_no_needs_is_refused(name: str) -> None:
+    """The default refuses: a tool-chunk quirk renders nowhere until it says what it needs."""
+    message = rf"quirk _unheard_of cannot be rendered by dialect {name}: the quirk declares no"
     with pytest.raises(TooltapeUsageError, match=message):
         get_dialect(name).check_quirks([_Unheard(kind="_unheard_of")])
 
 
-def test_a_dialect_cannot_both_express_and_refuse_a_quirk() -> None:
-    with pytest.raises(TypeError, match=r"both expresses and refuses \['no_index'\]"):
+def test_a_dialect_cannot_both_carry_and_lack_a_capability() -> None:
+    with pytest.raises(TypeError, match=r"both carries and lacks \['packing'\]"):
 
         class _Confused(Dialect):
-            expresses = frozenset({"no_index"})
-            cannot_express: ClassVar[dict[str, str]] = {"no_index": "why not"}
+            carries = frozenset({"packing"})
+            lacks: ClassVar[dict[str, str]] = {"packing": "why not"}
+
+
+def test_a_dialect_names_only_capabilities_that_exist() -> None:
+    with pytest.raises(TypeError, match=r"unknown capability 'pack' \(did you mean 'packing'\?\)"):
+
+        class _Typo(Dialect):
+            carries = frozenset({"pack"})
+
+
+def test_expresses_is_derived_from_carries() -> None:
+    with pytest.raises(TypeError, match="sets `expresses`, which is derived now"):
+
+        class _Old(Dialect):
+            expresses = frozenset({"no_index"})  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("name", dialect_names())
+def test_a_dialect_expresses_exactly_the_kinds_whose_needs_it_carries(name: str) -> None:
+    dialect = get_dialect(name)
+    for kind in TOOL_CHUNK_KINDS:
+        needs = _REGISTRY[kind].needs
+        assert needs is not None, f"{kind} declares no needs"
+        assert (kind in dialect.expresses) == (needs <= dialect.carries), (name, kind)
 
 
 def test_register_dialect_refuses_a_taken_name_and_a_missing_one() -> None:

@@ -169,9 +169,9 @@ def test_eof_ends_without_finish_or_done() -> None:
 
 @pytest.mark.parametrize("kind", ["split_args", "truncate_args", "interleave_calls"])
 def test_what_the_wire_cannot_say_is_refused_with_the_reason(kind: str) -> None:
-    with pytest.raises(TooltapeUsageError, match="mistral_native"):
+    with pytest.raises(TooltapeUsageError, match="mistral_native") as raised:
         DIALECT.render(PLANS["parallel"], [kind])
-    assert DIALECT.cannot_express[kind]
+    assert "Mistral sends each call whole in one delta" in str(raised.value)
 
 
 def test_content_filter_is_refused() -> None:

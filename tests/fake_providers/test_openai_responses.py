@@ -13,10 +13,22 @@ from tooltape.fake_providers.dialects.openai_responses._dialect import (
     SERVER_ERROR,
     OpenAIResponsesDialect,
 )
-from tooltape.fake_providers.dialects.openai_responses._quirks import NOT_EXPRESSIBLE
-from tooltape.harness import Plan, PlannedCall, Quirk, Stage, TooltapeUsageError, stream_plan
+from tooltape.fake_providers.dialects.openai_responses._quirks import LACKS
+from tooltape.harness import (
+    CAPABILITIES,
+    Plan,
+    PlannedCall,
+    Quirk,
+    Stage,
+    TooltapeUsageError,
+    parse_quirk,
+    quirk_kinds,
+    stream_plan,
+)
+from tooltape.harness._quirks import _REGISTRY
 
 DIALECT = get_dialect("openai_responses")
+TOOL_CHUNK_KINDS = frozenset(k for k in quirk_kinds() if _REGISTRY[k].stage < Stage.EVENTS)
 WEATHER = PlannedCall(name="get_weather", args={"city": "Paris"}, id="call_Wx1")
 TIME = PlannedCall(name="get_time", args={"tz": "CET"}, id="call_Tm2")
 FULL = Plan(reasoning="Two lookups.", text_before="Checking.", calls=[WEATHER, TIME])
@@ -297,14 +309,16 @@ def test_legacy_frame_quirks() -> None:
     assert not [e for e in payloads if "sequence_number" in e or "obfuscation" in e]
 
 
-@pytest.mark.parametrize("kind", sorted(NOT_EXPRESSIBLE))
+@pytest.mark.parametrize("kind", sorted(TOOL_CHUNK_KINDS - DIALECT.expresses))
 def test_quirks_the_wire_cannot_express_are_refused(kind: str) -> None:
     with pytest.raises(
         TooltapeUsageError,
         match=rf"quirk {kind}(\(.*\))? cannot be rendered by dialect openai_responses",
     ) as raised:
         DIALECT.render(Plan(calls=[WEATHER, TIME]), [kind])
-    assert NOT_EXPRESSIBLE[kind] in str(raised.value)
+    needs = parse_quirk(kind).needs or ()
+    missing = [c for c in CAPABILITIES if c in needs and c not in DIALECT.carries]
+    assert (LACKS.get(missing[0]) or CAPABILITIES[missing[0]]) in str(raised.value)
 
 
 class _ForeignEventQuirk(Quirk):

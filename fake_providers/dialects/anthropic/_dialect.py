@@ -31,7 +31,7 @@ on Bedrock does): several tool_use blocks stay open and deltas of different inde
 alternate. Quirks that put the name or id on other chunks or change the index
 cannot be said here (the name and id ride once on the start, the index is the position): they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk and dialect
-(``INEXPRESSIBLE``), and so do other dialects' EVENTS quirks. This dialect's
+(``LACKS``), and so do other dialects' EVENTS quirks. This dialect's
 EVENTS quirks (``ping_events``, ``json_padding``, ``no_json_padding``,
 ``no_empty_partial_json``, ``input_on_block_start``) add pings, set or drop the
 live API's padding (padded by default), and give the other shape of an
@@ -51,7 +51,7 @@ import base64
 import hashlib
 import json
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -61,8 +61,6 @@ from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import (
-    ARGUMENT_TEXT_QUIRKS,
-    FUZZING_ONLY,
     require_header_fields,
 )
 from tooltape.fake_providers._sse import encode_sse
@@ -84,6 +82,7 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
+    evidence,
 )
 
 __all__ = [
@@ -107,23 +106,18 @@ _STOP_REASONS = {
 _OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 _PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does not compact
 
-EXPRESSES = ARGUMENT_TEXT_QUIRKS
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
+"""What this wire can say: argument text in pieces, blocks of several calls open at once."""
 
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "split_name": "the name rides whole on content_block_start",
-    "repeat_name": "the name rides once, on content_block_start",
-    "late_name": "the name rides on content_block_start, before any argument",
-    "missing_id": "content_block_start always carries the tool_use id",
-    "late_id": "the id rides on content_block_start, before any argument",
-    "changing_id": "a block has one id, sent once on content_block_start",
-    "id_on_every_chunk": "input_json_delta events carry no id",
-    "empty_string_continuations": "input_json_delta events carry no id or name",
-    "no_index": "every content_block event carries its block index",
-    "shared_index": "the index is the block's position in content, so blocks never share one",
-    "index_offset": "the index is the block's position in content; put text_before or "
+LACKS = {
+    "name_fragments": "the name rides once, whole, on content_block_start, before any argument",
+    "id_fragments": "a block has one id, sent once on content_block_start; input_json_delta "
+    "events carry no id",
+    "optional_id": "content_block_start always carries the tool_use id",
+    "optional_index": "every content_block event carries its block index",
+    "index_field": "the index is the block's position in content; put text_before or "
     "reasoning in the plan to offset the tool_use blocks",
-    "pack_fragments": "each event carries one delta, so there is nothing to pack",
+    "packing": "each event carries one delta, so there is nothing to pack",
 }
 
 
@@ -134,48 +128,40 @@ ANTHROPIC_CALL_ID = IdShape("anthropic", "toolu_01", ALNUM, 22)
 """Anthropic's tool-use ids: ``toolu_01`` and 22 letters and digits (corpus)."""
 
 
-class AnthropicPingEvents(Quirk):
+class _AnthropicEventQuirk(Quirk, stage=Stage.EVENTS):
+    """Base of this dialect's EVENTS quirks; any other EVENTS quirk is refused."""
+
+
+@evidence(
+    "Anthropic keep-alives",
+    "https://platform.claude.com/docs/build-with-claude/streaming cloudwego/eino#432",
+)
+class AnthropicPingEvents(_AnthropicEventQuirk, kind="ping_events"):
     """Send ``ping`` keep-alive events between the other events ("anywhere": https://platform.claude.com/docs/build-with-claude/streaming)."""
 
-    kind: Literal["ping_events"] = "ping_events"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic keep-alives",
-        "https://platform.claude.com/docs/build-with-claude/streaming",
-        "https://github.com/cloudwego/eino/issues/432",
-    )
     every: int = Field(default=1, ge=1)
     """A ping after every ``every`` events."""
 
 
-class AnthropicNoEmptyPartialJson(Quirk):
+@evidence(
+    "Anthropic and Bedrock argument-less tools",
+    "langchain-ai/langchain/pull/23915 microsoft/autogen/pull/6979",
+)
+class AnthropicNoEmptyPartialJson(_AnthropicEventQuirk, kind="no_empty_partial_json"):
     """Leave out the empty first ``partial_json`` after a tool_use start.
 
     With ``empty_args`` an argument-less call then has no ``input_json_delta``
     at all, the other shape Anthropic streams an argument-less call in.
     """
 
-    kind: Literal["no_empty_partial_json"] = "no_empty_partial_json"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Anthropic and Bedrock argument-less tools",
-        "https://github.com/langchain-ai/langchain/pull/23915",
-        "https://github.com/microsoft/autogen/pull/6979",
-    )
 
-
-class AnthropicInputOnBlockStart(Quirk):
+@evidence("handled explicitly by langchain-anthropic", "https://github.com/langchain-ai/langchain")
+class AnthropicInputOnBlockStart(_AnthropicEventQuirk, kind="input_on_block_start"):
     """Put the parsed arguments in ``content_block_start.input`` and send no deltas."""
 
-    kind: Literal["input_on_block_start"] = "input_on_block_start"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "handled explicitly by langchain-anthropic",
-        "https://github.com/langchain-ai/langchain",
-    )
 
-
-class AnthropicJsonPadding(Quirk):
+@evidence("every recording in ../shared/corpus/anthropic", "cloudwego/eino#432")
+class AnthropicJsonPadding(_AnthropicEventQuirk, kind="json_padding"):
     """Pad each event's JSON with up to ``max_spaces`` spaces before its last ``}``.
 
     The live API pads every event but ``ping`` (every recording in the corpus),
@@ -183,36 +169,17 @@ class AnthropicJsonPadding(Quirk):
     the most spaces, :class:`AnthropicNoJsonPadding` turns the padding off.
     """
 
-    kind: Literal["json_padding"] = "json_padding"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "every recording in ../shared/corpus/anthropic",
-        "https://github.com/cloudwego/eino/issues/432",
-    )
     max_spaces: int = Field(default=16, ge=1)
     """The most spaces put into one event."""
 
 
-class AnthropicNoJsonPadding(Quirk):
-    """Compact JSON with no padding (Claude on Bedrock, proxies that re-encode the events)."""
-
-    kind: Literal["no_json_padding"] = "no_json_padding"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Bedrock invoke chunks (corpus), re-encoding proxies",
-        "https://github.com/cloudwego/eino/issues/432",
-        "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
-    )
-
-
-EVENT_QUIRKS: tuple[type[Quirk], ...] = (
-    AnthropicPingEvents,
-    AnthropicNoEmptyPartialJson,
-    AnthropicInputOnBlockStart,
-    AnthropicJsonPadding,
-    AnthropicNoJsonPadding,
+@evidence(
+    "Bedrock invoke chunks (corpus), re-encoding proxies",
+    "cloudwego/eino#432",
+    "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
 )
-"""This dialect's EVENTS quirks; any other EVENTS quirk is refused."""
+class AnthropicNoJsonPadding(_AnthropicEventQuirk, kind="no_json_padding"):
+    """Compact JSON with no padding (Claude on Bedrock, proxies that re-encode the events)."""
 
 
 # --- rendering --------------------------------------------------------------------------
@@ -388,9 +355,9 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     )
     path = "/v1/messages"
     stream_flag = True
-    expresses = EXPRESSES
-    cannot_express = INEXPRESSIBLE
-    event_quirks = EVENT_QUIRKS
+    carries = CARRIES
+    lacks = LACKS
+    event_quirks = (_AnthropicEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The provider events for a planned stream (see the module docstring).

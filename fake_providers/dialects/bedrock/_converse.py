@@ -52,8 +52,6 @@ from tooltape.fake_providers._call_ids import URLSAFE, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import (
-    ARGUMENT_TEXT_QUIRKS,
-    FUZZING_ONLY,
     require_header_fields,
 )
 from tooltape.fake_providers._non_streaming import json_document
@@ -79,6 +77,7 @@ from tooltape.harness import (
     PlannedStream,
     Quirk,
     Stage,
+    evidence,
 )
 
 __all__ = [
@@ -105,49 +104,37 @@ _CALL_ID = IdShape("bedrock_converse", "tooluse_", URLSAFE, 22)
 """Converse tool-use ids: ``tooluse_`` and 22 URL-safe characters (corpus)."""
 
 
-class BedrockNoEmptyToolInput(Quirk):
+@evidence(
+    "Bedrock argument-less tools (autogen #6979, spring-ai #3618)", "microsoft/autogen/pull/6979"
+)
+class BedrockNoEmptyToolInput(Quirk, kind="no_empty_tool_input", stage=Stage.EVENTS):
     """Leave out the empty first ``toolUse.input`` delta of each tool block.
 
     With ``empty_args`` an argument-less call is then a ``contentBlockStart``
     followed by ``contentBlockStop``: no delta at all.
     """
 
-    kind: Literal["no_empty_tool_input"] = "no_empty_tool_input"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Bedrock argument-less tools (autogen #6979, spring-ai #3618)",
-        "https://github.com/microsoft/autogen/pull/6979",
-    )
 
-
-class BedrockNoToolUseType(Quirk):
+@evidence(
+    "Claude 3 recordings in ../shared/corpus/bedrock",
+    "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
+)
+class BedrockNoToolUseType(Quirk, kind="no_tool_use_type", stage=Stage.EVENTS):
     """Send ``contentBlockStart.start.toolUse`` without ``type``, as 2024 recordings do."""
 
-    kind: Literal["no_tool_use_type"] = "no_tool_use_type"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Claude 3 recordings in ../shared/corpus/bedrock",
-        "https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use-inference-call.html",
-    )
 
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
+"""What Bedrock's tool blocks can say: argument text in pieces, several blocks open at once."""
 
-EXPRESSES = ARGUMENT_TEXT_QUIRKS
-
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "split_name": "the name rides whole on the tool block's start",
-    "repeat_name": "the name rides once, on the tool block's start",
-    "late_name": "the name rides on the tool block's start, before any argument",
-    "missing_id": "the tool block's start always carries the tool-use id",
-    "late_id": "the id rides on the tool block's start, before any argument",
-    "changing_id": "a tool block has one id, sent once on its start",
-    "id_on_every_chunk": "argument deltas carry only the input text, no id",
-    "empty_string_continuations": "argument deltas carry no id or name",
-    "no_index": "every content block event carries its block index",
-    "shared_index": "the index is the block's position, so blocks never share one",
-    "index_offset": "the index is the block's position; put text_before or reasoning in "
+LACKS = {
+    "name_fragments": "the name rides once, whole, on the tool block's start, before any argument",
+    "id_fragments": "a tool block has one id, sent once on its start; argument deltas carry "
+    "only the input text",
+    "optional_id": "the tool block's start always carries the tool-use id",
+    "optional_index": "every content block event carries its block index",
+    "index_field": "the index is the block's position; put text_before or reasoning in "
     "the plan to offset the tool blocks",
-    "pack_fragments": "each event carries one delta, so there is nothing to pack",
+    "packing": "each event carries one delta, so there is nothing to pack",
 }
 
 
@@ -205,8 +192,8 @@ class BedrockDialect(Dialect):
 
     framing = "eventstream"
     media_type = EVENTSTREAM_MEDIA_TYPE
-    expresses = EXPRESSES
-    cannot_express: ClassVar[Mapping[str, str]] = INEXPRESSIBLE
+    carries = CARRIES
+    lacks: ClassVar[Mapping[str, str]] = LACKS
     extra_headers: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def frame(self, event: ProviderEvent) -> bytes:

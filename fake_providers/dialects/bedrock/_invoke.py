@@ -50,7 +50,6 @@ from tooltape.fake_providers.dialects.anthropic._dialect import (
 )
 from tooltape.fake_providers.dialects.bedrock._complete import invoke_completion
 from tooltape.fake_providers.dialects.bedrock._converse import (
-    INEXPRESSIBLE,
     INPUT_TOKENS,
     STREAM_ERROR,
     BedrockDialect,
@@ -135,7 +134,6 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
     complete_path = "/model/{modelId}/invoke"
     extra_headers = (("x-amzn-bedrock-content-type", "application/json"),)
     cannot_express: ClassVar[Mapping[str, str]] = {
-        **INEXPRESSIBLE,
         "ping_events": "Bedrock relays no ping events",
         "json_padding": "Bedrock relays Anthropic's events as compact, unpadded JSON",
     }

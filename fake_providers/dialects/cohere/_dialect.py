@@ -20,7 +20,7 @@ so are ``duplicate_ids`` and ``interleave_calls`` (rendered faithfully though
 Cohere has not been seen to interleave). Quirks that move the name or id off
 ``tool-call-start``, change the index or pack several deltas into one event
 cannot be said here and raise :class:`~tooltape.harness.TooltapeUsageError`
-(``INEXPRESSIBLE``), as do EVENTS quirks (this dialect has none).
+(``LACKS``), as do EVENTS quirks (this dialect has none).
 
 Finish: ``tool_calls``/``stop``/``length`` become ``TOOL_CALL``/``COMPLETE``/
 ``MAX_TOKENS``; Cohere has no content-filter reason, so ``content_filter`` is
@@ -46,8 +46,6 @@ from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, text_piece
 from tooltape.fake_providers._expressible import (
-    ARGUMENT_TEXT_QUIRKS,
-    FUZZING_ONLY,
     require_header_fields,
 )
 from tooltape.fake_providers._non_streaming import json_document
@@ -70,22 +68,16 @@ _FINISH = {"tool_calls": "TOOL_CALL", "stop": "COMPLETE", "length": "MAX_TOKENS"
 _ERROR_TEXT = "internal server error, this has been reported to our developers"
 _PIECE = re.compile(r"\s*\S+|\s+")
 _START = "the call's id and name ride once, on tool-call-start"
-EXPRESSES = ARGUMENT_TEXT_QUIRKS
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
+"""What this wire can say: argument text in pieces, several calls open at once."""
 
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "split_name": _START,
-    "repeat_name": _START,
-    "late_name": _START + ", before any argument",
-    "missing_id": _START + " (the cohere SDK drops a start without an id)",
-    "late_id": _START + ", before any argument",
-    "changing_id": _START,
-    "id_on_every_chunk": "tool-call-delta events carry no id",
-    "empty_string_continuations": "tool-call-delta events carry no id or name",
-    "no_index": "every tool-call event carries the call's index",
-    "shared_index": "the index is the call's position in the turn, so calls never share one",
-    "index_offset": "the index is the call's position among the tool calls",
-    "pack_fragments": "each event carries one delta, so there is nothing to pack",
+LACKS = {
+    "name_fragments": _START + ", before any argument",
+    "id_fragments": _START + ", before any argument; tool-call-delta events carry no id",
+    "optional_id": _START + " (the cohere SDK drops a start without an id)",
+    "optional_index": "every tool-call event carries the call's index",
+    "index_field": "the index is the call's position among the tool calls",
+    "packing": "each event carries one delta, so there is nothing to pack",
 }
 
 
@@ -205,8 +197,8 @@ class CohereV2Dialect(CohereIntegration, Dialect):
     )
     framing = "sse"
     media_type = "text/event-stream"
-    expresses = EXPRESSES
-    cannot_express = INEXPRESSIBLE
+    carries = CARRIES
+    lacks = LACKS
     event_quirks = ()
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

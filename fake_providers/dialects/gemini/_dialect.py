@@ -66,9 +66,9 @@ from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
 from tooltape.fake_providers.dialects.gemini._integration import GeminiIntegration
 from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
 from tooltape.fake_providers.dialects.gemini._quirks import (
+    CARRIES,
     EVENT_QUIRKS,
-    EXPRESSES,
-    INEXPRESSIBLE,
+    LACKS,
     FinishWithLastPart,
     FinishWithoutParts,
     GeminiModel,
@@ -315,8 +315,8 @@ class GeminiDialect(GeminiIntegration, Dialect):
         ("candidates[].content.parts[].functionCall.id", "str|null"),
     )
     media_type = "text/event-stream"
-    expresses = EXPRESSES
-    cannot_express = INEXPRESSIBLE
+    carries = CARRIES
+    lacks = LACKS
     event_quirks = EVENT_QUIRKS
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

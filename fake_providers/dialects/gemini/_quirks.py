@@ -1,7 +1,7 @@
 """The ``gemini`` dialect's quirks: its EVENTS quirks and which tool-chunk quirks it can say.
 
 A Gemini call is one ``functionCall`` part whose ``args`` is a JSON object, so
-only the tool-chunk quirks listed in ``EXPRESSES`` have a Gemini shape; the
+only the tool-chunk quirks whose needs are in ``CARRIES`` have a Gemini shape; the
 others raise :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect
 and reason. The EVENTS quirks reproduce the shapes cited on each; the last one,
 :class:`PartialArgs`, also renders Vertex AI's ``partialArgs`` parts here.
@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from tooltape.fake_providers._expressible import FUZZING_ONLY
-from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError
+from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 
 __all__ = [
     "FinishWithLastPart",
@@ -29,8 +28,8 @@ __all__ = [
     "PartialArgs",
     "SignatureOnlyPart",
     "EVENT_QUIRKS",
-    "EXPRESSES",
-    "INEXPRESSIBLE",
+    "CARRIES",
+    "LACKS",
     "check_combinations",
     "partial_parts",
 ]
@@ -41,14 +40,15 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # --- EVENTS quirks ----------------------------------------------------------------------
 
 
-class GeminiEventQuirk(Quirk):
+class GeminiEventQuirk(Quirk, stage=Stage.EVENTS):
     """Base of the EVENTS quirks the ``gemini`` dialect understands."""
 
-    kind: str
-    stage: ClassVar[Stage] = Stage.EVENTS
 
-
-class GeminiModel(GeminiEventQuirk):
+@evidence(
+    "corpus recordings of gemini-2.0, 2.5 and 3.x models",
+    "langchain-ai/langchain-google/pull/1811 NousResearch/hermes-agent/pull/80683",
+)
+class GeminiModel(GeminiEventQuirk, kind="gemini_model"):
     """Name another model in ``modelVersion`` (``gemini-2.5-flash``, ``gemini-2.0-flash``).
 
     langchain-google-genai keeps a Gemini 2.x turn's text as a string, while a
@@ -56,47 +56,27 @@ class GeminiModel(GeminiEventQuirk):
     tool-call indexes; the model name alone decides which.
     """
 
-    kind: Literal["gemini_model"] = "gemini_model"
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus recordings of gemini-2.0, 2.5 and 3.x models",
-        "https://github.com/langchain-ai/langchain-google/pull/1811",
-        "https://github.com/NousResearch/hermes-agent/pull/80683",
-    )
     model: str = "gemini-2.5-flash"
     """The ``modelVersion`` every frame carries."""
 
 
-class FinishWithLastPart(GeminiEventQuirk):
+@evidence("gemini-2.0 and 2.5 recordings (corpus)", "envoyproxy/ai-gateway/pull/2399")
+class FinishWithLastPart(GeminiEventQuirk, kind="finish_with_last_part"):
     """Put ``finishReason`` on the frame with the last part, with no final frame (2.x shape)."""
 
-    kind: Literal["finish_with_last_part"] = "finish_with_last_part"
-    cites: ClassVar[tuple[str, ...]] = (
-        "gemini-2.0 and 2.5 recordings (corpus)",
-        "https://github.com/envoyproxy/ai-gateway/pull/2399",
-    )
 
-
-class FinishWithoutParts(GeminiEventQuirk):
+@evidence("envoyproxy/ai-gateway#2399, pydantic-ai#2631", "envoyproxy/ai-gateway/pull/2399")
+class FinishWithoutParts(GeminiEventQuirk, kind="finish_without_parts"):
     """End with a frame whose candidate has ``finishReason`` and no ``content``."""
 
-    kind: Literal["finish_without_parts"] = "finish_without_parts"
-    cites: ClassVar[tuple[str, ...]] = (
-        "envoyproxy/ai-gateway#2399, pydantic-ai#2631",
-        "https://github.com/envoyproxy/ai-gateway/pull/2399",
-    )
 
-
-class NoThoughtSignature(GeminiEventQuirk):
+@evidence("gemini-2.0-flash and 2.5-flash-lite recordings (corpus)", "Chevey339/kelivo/pull/1002")
+class NoThoughtSignature(GeminiEventQuirk, kind="no_thought_signature"):
     """Send no ``thoughtSignature`` (thinking off: gemini-2.0-flash, 2.5-flash-lite)."""
 
-    kind: Literal["no_thought_signature"] = "no_thought_signature"
-    cites: ClassVar[tuple[str, ...]] = (
-        "gemini-2.0-flash and 2.5-flash-lite recordings (corpus)",
-        "https://github.com/Chevey339/kelivo/pull/1002",
-    )
 
-
-class SignatureOnlyPart(GeminiEventQuirk):
+@evidence("vercel/ai#12402, strands-agents#3306, kelivo#1002", "Chevey339/kelivo/pull/1002")
+class SignatureOnlyPart(GeminiEventQuirk, kind="signature_only_part"):
     """Carry the turn's ``thoughtSignature`` on a trailing part of its own.
 
     The part sits in the frame with ``finishReason``; with ``empty_text`` it is
@@ -104,28 +84,26 @@ class SignatureOnlyPart(GeminiEventQuirk):
     into an empty text block (one more index on its counter).
     """
 
-    kind: Literal["signature_only_part"] = "signature_only_part"
-    cites: ClassVar[tuple[str, ...]] = (
-        "vercel/ai#12402, strands-agents#3306, kelivo#1002",
-        "https://github.com/Chevey339/kelivo/pull/1002",
-    )
     empty_text: bool = True
     """Whether the part also says ``"text": ""`` (gemini-3-pro-preview's shape)."""
 
 
-class LowerFinalPromptCount(GeminiEventQuirk):
+@evidence(
+    "langchain-google-genai compensates in _response_to_result",
+    "https://github.com/langchain-ai/langchain-google",
+)
+class LowerFinalPromptCount(GeminiEventQuirk, kind="lower_final_prompt_count"):
     """Lower the cumulative ``promptTokenCount`` on the last frame (Gemini 2.0)."""
 
-    kind: Literal["lower_final_prompt_count"] = "lower_final_prompt_count"
-    cites: ClassVar[tuple[str, ...]] = (
-        "langchain-google-genai compensates in _response_to_result",
-        "https://github.com/langchain-ai/langchain-google",
-    )
     by: int = Field(default=7, ge=1)
     """How many prompt tokens the last frame reports fewer."""
 
 
-class PartialArgs(GeminiEventQuirk):
+@evidence(
+    "vercel/ai#13929, vercel/ai#14358, js-genai PartialArg",
+    "https://googleapis.github.io/js-genai/release_docs/interfaces/types.FunctionCall.html",
+)
+class PartialArgs(GeminiEventQuirk, kind="partial_args", lossless=False):
     """Vertex AI ``streamFunctionCallArguments``: stream each call's args as ``partialArgs``.
 
     A call opens with ``{"name", "willContinue": true}``, each argument leaf
@@ -138,12 +116,6 @@ class PartialArgs(GeminiEventQuirk):
     ``{}`` call per continuation part.
     """
 
-    kind: Literal["partial_args"] = "partial_args"
-    cites: ClassVar[tuple[str, ...]] = (
-        "vercel/ai#13929, vercel/ai#14358, js-genai PartialArg",
-        "https://googleapis.github.io/js-genai/release_docs/interfaces/types.FunctionCall.html",
-    )
-    lossless: ClassVar[bool] = False
     terminal: Literal["empty_call", "last_partial"] = "empty_call"
     """How a call's last frame looks."""
 
@@ -151,40 +123,20 @@ class PartialArgs(GeminiEventQuirk):
 EVENT_QUIRKS: tuple[type[Quirk], ...] = (GeminiEventQuirk,)
 """This dialect's EVENTS quirks: every :class:`GeminiEventQuirk`."""
 
-EXPRESSES = frozenset(
-    {
-        "split_args",
-        "whole_args",
-        "whole_call",
-        "split_inside_escapes",
-        "ascii_escapes",
-        "empty_args",
-        "missing_id",
-        "duplicate_ids",
-        "pack_fragments",
-    }
-)
-"""Tool-chunk quirks with a Gemini shape (splitters are moot: a call is always whole)."""
 
 _WHOLE = "a functionCall part carries the call whole: name, args object and id together"
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "truncate_args": "args are a JSON object inside one frame, so the stream cannot end "
-    "inside them; end the turn with finish 'eof', or cut a frame with close_mid_event",
-    "malformed_args": "args are a JSON object, never text, so they cannot be malformed",
-    "non_object_args": "args must be a JSON object (google-genai rejects anything else)",
-    "cumulative_args": "args arrive whole in one part: there is no argument text to repeat",
-    "split_name": _WHOLE,
-    "repeat_name": _WHOLE,
-    "late_name": _WHOLE,
-    "late_id": _WHOLE,
-    "changing_id": _WHOLE,
-    "id_on_every_chunk": _WHOLE,
-    "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
-    "interleave_calls": _WHOLE + "; parts of different calls cannot interleave",
-    "no_index": "functionCall parts never carry an index (the adapter numbers them)",
-    "shared_index": "functionCall parts carry no index to share",
-    "index_offset": "functionCall parts carry no index; text or reasoning before the calls "
+CARRIES = frozenset({"escaped_text", "arg_pieces", "optional_id", "packing"})
+"""What a Gemini stream can say (splitters are moot: a call is always whole)."""
+
+LACKS = {
+    "args_text": "args are a JSON object inside one frame, never text: they cannot be "
+    "malformed, repeated or anything but an object (google-genai rejects it), and the stream "
+    "cannot end inside them (end the turn with finish 'eof', or cut a frame with close_mid_event)",
+    "interleaving": _WHOLE + "; parts of different calls cannot interleave",
+    "name_fragments": _WHOLE,
+    "id_fragments": _WHOLE,
+    "optional_index": "functionCall parts never carry an index (the adapter numbers them)",
+    "index_field": "functionCall parts carry no index; text or reasoning before the calls "
     "shifts the adapter's numbering on Gemini 3 models",
 }
 

@@ -27,7 +27,7 @@ Ids: Mistral mints 9 letters and digits (``D681PevKs``); the ids a plan numbered
 and ChatMistralAI rewrites ids to that shape before it replays them). The
 request's ``model`` is echoed in every chunk. Quirks needing
 argument text, names or ids spread over chunks cannot be said on this wire and
-raise :class:`~tooltape.harness.TooltapeUsageError` (``INEXPRESSIBLE``).
+raise :class:`~tooltape.harness.TooltapeUsageError` (``LACKS``).
 Finish: ``tool_calls``, ``stop`` and ``length`` as named;
 ``error`` is Mistral's ``finish_reason: "error"`` (its finish enum has it);
 ``content_filter`` has no Mistral equivalent and is refused; ``eof`` ends after
@@ -54,7 +54,6 @@ from tooltape.fake_providers._event_text import (
     dig,
     finish_named,
 )
-from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
 from tooltape.fake_providers.dialects.mistral_native._integration import (
@@ -73,7 +72,7 @@ from tooltape.harness import (
     TooltapeUsageError,
 )
 
-__all__ = ["INEXPRESSIBLE", "MistralNativeDialect"]
+__all__ = ["LACKS", "MistralNativeDialect"]
 
 MISTRAL_CALL_ID = IdShape("mistral", "", ALNUM, 9)
 """Mistral's tool-call ids: 9 letters and digits (corpus)."""
@@ -82,21 +81,12 @@ _PIECE = re.compile(r"\s*\S+|\s+")
 _FINISH = {"tool_calls": "tool_calls", "stop": "stop", "length": "length", "error": "error"}
 
 _WHOLE = "Mistral sends each call whole in one delta, its arguments the full JSON text"
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "split_args": _WHOLE + ", so its argument text cannot be cut",
-    "split_inside_escapes": _WHOLE + ", so its argument text cannot be cut",
-    "cumulative_args": _WHOLE + ", so there are no argument pieces to repeat",
-    "truncate_args": "Mistral parses a call whole before it sends it, so a cut call never "
-    "reaches the wire (end the plan with finish 'eof' or 'length' instead)",
-    "split_name": _WHOLE + " with its whole name",
-    "repeat_name": _WHOLE + ", naming it once",
-    "late_name": _WHOLE + ", name and arguments together",
-    "id_on_every_chunk": _WHOLE + " carrying its id once; there are no continuation chunks",
-    "late_id": _WHOLE + ", id and arguments together",
-    "changing_id": _WHOLE + ", so it has one id",
-    "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
-    "interleave_calls": _WHOLE + ", so calls cannot interleave",
+LACKS = {
+    "arg_pieces": _WHOLE + ", so its argument text cannot be cut, repeated or truncated (a "
+    "cut call never reaches the wire: end the plan with finish 'eof' or 'length' instead)",
+    "interleaving": _WHOLE + ", so calls cannot interleave",
+    "name_fragments": _WHOLE + ", naming it once",
+    "id_fragments": _WHOLE + ", so it has one id, sent once",
 }
 
 
@@ -177,23 +167,10 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
         ("choices[].delta.tool_calls[].function.arguments", "str"),
         ("choices[].delta.tool_calls[].index", "int"),
     )
-    expresses = frozenset(
-        {
-            "ascii_escapes",
-            "duplicate_ids",
-            "empty_args",
-            "index_offset",
-            "malformed_args",
-            "missing_id",
-            "no_index",
-            "non_object_args",
-            "pack_fragments",
-            "shared_index",
-            "whole_args",
-            "whole_call",
-        }
+    carries = frozenset(
+        {"escaped_text", "args_text", "optional_id", "optional_index", "index_field", "packing"}
     )
-    cannot_express = INEXPRESSIBLE
+    lacks = LACKS
     event_quirks = ()
     call_id_format = MISTRAL_CALL_ID
 

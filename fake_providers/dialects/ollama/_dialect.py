@@ -21,7 +21,7 @@ token-sized split and ``whole_call`` render alike and ``pack_fragments`` with
 calls). Quirks that need argument text, names or ids spread over chunks, or an
 index other than the call's position, cannot be said on this wire: they raise
 :class:`~tooltape.harness.TooltapeUsageError` naming quirk, dialect and why
-(``INEXPRESSIBLE``). The ``reemitted_calls`` EVENTS quirk sends every tool-call
+(``LACKS``). The ``reemitted_calls`` EVENTS quirk sends every tool-call
 line twice (ChatOllama then runs each call twice).
 
 Finish: ``tool_calls`` and ``stop`` end with ``done_reason: "stop"`` (Ollama has
@@ -40,14 +40,13 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._integration import OllamaIntegration
@@ -64,6 +63,7 @@ from tooltape.harness import (
     Quirk,
     Stage,
     TooltapeUsageError,
+    evidence,
 )
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
@@ -79,27 +79,17 @@ _GO_ESCAPES |= {"\u2028": "\\u2028", "\u2029": "\\u2029"}
 _GO_ESCAPE = re.compile("[<>&\u2028\u2029]")
 
 _WHOLE = "each call travels whole in one line, its arguments a JSON object"
-INEXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "split_args": _WHOLE + ", so its argument text cannot be cut",
-    "split_inside_escapes": _WHOLE + ", so its argument text cannot be cut",
-    "cumulative_args": _WHOLE + ", so there are no argument pieces to repeat",
-    "ascii_escapes": "Go's json.Marshal writes non-ASCII raw, and arguments are an object",
-    "malformed_args": "arguments are a JSON object inside a JSON line; they cannot be malformed",
-    "non_object_args": "Ollama's arguments are a map; the ollama client also requires a mapping",
-    "truncate_args": "Ollama parses a call whole before it sends it, so a cut call never "
-    "reaches the wire (end the plan with finish 'eof' or 'length' instead)",
-    "split_name": _WHOLE + " with its whole name",
-    "repeat_name": _WHOLE + ", naming it once",
-    "late_name": _WHOLE + ", name and arguments together",
-    "id_on_every_chunk": _WHOLE + " carrying its id once; there are no continuation chunks",
-    "late_id": _WHOLE + ", id and arguments together",
-    "changing_id": _WHOLE + ", so it has one id",
-    "empty_string_continuations": _WHOLE + "; there are no continuation chunks",
-    "interleave_calls": _WHOLE + ", so calls cannot interleave",
-    "shared_index": "function.index is the call's position in the response; a shared index "
+LACKS = {
+    "escaped_text": "Go's json.Marshal writes non-ASCII raw, and arguments are an object",
+    "args_text": "Ollama's arguments are a map inside a JSON line: they cannot be malformed "
+    "or anything but an object (the ollama client also requires a mapping)",
+    "arg_pieces": _WHOLE + ", so its argument text cannot be cut, repeated or truncated (a "
+    "cut call never reaches the wire: end the plan with finish 'eof' or 'length' instead)",
+    "interleaving": _WHOLE + ", so calls cannot interleave",
+    "name_fragments": _WHOLE + ", naming it once",
+    "id_fragments": _WHOLE + ", so it has one id, sent once",
+    "index_field": "function.index is the call's position in the response; a shared index "
     "is the OpenAI-compatible endpoint's quirk (render it with the openai_chat dialect)",
-    "index_offset": "function.index is the call's position in the response",
 }
 
 
@@ -107,16 +97,11 @@ _CALL_ID = IdShape("ollama", "call_", LOWER_ALNUM, 8)
 """Ollama's tool-call ids: ``call_`` and 8 lower-case letters and digits (corpus)."""
 
 
-class OllamaReemittedCalls(Quirk):
+@evidence(
+    "Ollama native, run-llama/llama_index#22464 (dedup by content)", "openclaw/Tachikoma/pull/34"
+)
+class OllamaReemittedCalls(Quirk, kind="reemitted_calls", stage=Stage.EVENTS, lossless=False):
     """Send every tool-call line twice: ChatOllama yields (and an agent runs) each call twice."""
-
-    kind: Literal["reemitted_calls"] = "reemitted_calls"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "Ollama native, run-llama/llama_index#22464 (dedup by content)",
-        "https://github.com/openclaw/Tachikoma/pull/34",
-    )
-    lossless: ClassVar[bool] = False
 
 
 # --- rendering --------------------------------------------------------------------------
@@ -235,18 +220,8 @@ class OllamaDialect(OllamaIntegration, Dialect):
     )
     media_type = "application/x-ndjson"
     completion_media_type = "application/json; charset=utf-8"
-    expresses = frozenset(
-        {
-            "duplicate_ids",
-            "empty_args",
-            "missing_id",
-            "no_index",
-            "pack_fragments",
-            "whole_args",
-            "whole_call",
-        }
-    )
-    cannot_express = INEXPRESSIBLE
+    carries = frozenset({"optional_id", "optional_index", "packing"})
+    lacks = LACKS
     event_quirks = (OllamaReemittedCalls,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

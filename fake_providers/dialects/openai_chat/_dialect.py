@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
@@ -28,7 +28,6 @@ from tooltape.fake_providers._event_text import (
     dig,
     finish_named,
 )
-from tooltape.fake_providers._expressible import FUZZING_ONLY
 from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
@@ -41,7 +40,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream, Quirk, Stage
+from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream, Quirk, Stage, evidence
 
 __all__ = [
     "ChatEventQuirk",
@@ -64,16 +63,13 @@ OPENAI_CALL_ID = IdShape("openai", "call_", ALNUM, 24)
 """OpenAI's tool-call ids: ``call_`` and 24 letters and digits (corpus, Chat and Responses)."""
 
 
-class ChatEventQuirk(Quirk):
+class ChatEventQuirk(Quirk, stage=Stage.EVENTS):
     """Base of the EVENTS quirks the ``openai_chat`` dialect understands.
 
     The quirks in this module are read by kind while the chunks are built. A
     subclass defined elsewhere (the server profiles) overrides
     :meth:`rewrite_events` instead; the dialect calls it on the finished events.
     """
-
-    kind: str
-    stage: ClassVar[Stage] = Stage.EVENTS
 
     def rewrite_events(
         self, events: list[ProviderEvent], stream: PlannedStream
@@ -82,132 +78,93 @@ class ChatEventQuirk(Quirk):
         return events
 
 
-class NoUsageChunk(ChatEventQuirk):
+@evidence("OpenAI without include_usage, compatible servers", "openai/openai-openapi/pull/248")
+class NoUsageChunk(ChatEventQuirk, kind="no_usage_chunk"):
     """No ``usage`` key and no ``choices: []`` chunk: OpenAI without ``include_usage``."""
 
-    kind: Literal["no_usage_chunk"] = "no_usage_chunk"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI without include_usage, compatible servers",
-        "https://github.com/openai/openai-openapi/pull/248",
-    )
 
-
-class TypeOnEveryChunk(ChatEventQuirk):
+@evidence("vLLM, lmdeploy", "InternLM/lmdeploy#3412")
+class TypeOnEveryChunk(ChatEventQuirk, kind="type_on_every_chunk"):
     """Put ``"type": "function"`` on every tool-call entry, not only on those with an id."""
 
-    kind: Literal["type_on_every_chunk"] = "type_on_every_chunk"
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM, lmdeploy",
-        "https://github.com/InternLM/lmdeploy/issues/3412",
-    )
 
-
-class NullContinuationFields(ChatEventQuirk):
+@evidence("vLLM, lmdeploy, Writer (corpus)", "vllm-project/vllm#9693 InternLM/lmdeploy#3412")
+class NullContinuationFields(ChatEventQuirk, kind="null_continuation_fields"):
     """Send ``"id": null`` and ``"name": null`` instead of leaving the keys out."""
 
-    kind: Literal["null_continuation_fields"] = "null_continuation_fields"
-    cites: ClassVar[tuple[str, ...]] = (
-        "vLLM, lmdeploy, Writer (corpus)",
-        "https://github.com/vllm-project/vllm/issues/9693",
-        "https://github.com/InternLM/lmdeploy/issues/3412",
-    )
 
-
-class FirstCallOnRoleChunk(ChatEventQuirk):
+@evidence(
+    "OpenAI recordings 2024-2026 (corpus)",
+    "https://platform.openai.com/docs/guides/function-calling",
+)
+class FirstCallOnRoleChunk(ChatEventQuirk, kind="first_call_on_role_chunk"):
     """Put the first call on the role chunk and ``usage`` after ``choices`` (gpt-4o-mini, 4.1).
 
     Newer recordings send the role chunk alone. Applies when a call opens the turn.
     """
 
-    kind: Literal["first_call_on_role_chunk"] = "first_call_on_role_chunk"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI recordings 2024-2026 (corpus)",
-        "https://platform.openai.com/docs/guides/function-calling",
-    )
     refusal: bool = True
     """Whether the role chunk also carries ``"refusal": null`` (absent before mid-2024)."""
 
 
-class NoObfuscation(ChatEventQuirk):
+@evidence(
+    "OpenAI recordings before August 2025 (corpus)",
+    "https://platform.openai.com/docs/guides/function-calling",
+)
+class NoObfuscation(ChatEventQuirk, kind="no_obfuscation"):
     """Leave out the ``obfuscation`` field (older recordings, ``include_obfuscation: false``)."""
 
-    kind: Literal["no_obfuscation"] = "no_obfuscation"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI recordings before August 2025 (corpus)",
-        "https://platform.openai.com/docs/guides/function-calling",
-    )
 
-
-class NoServiceTier(ChatEventQuirk):
+@evidence(
+    "OpenAI recordings of 2024 (corpus), compatible servers",
+    "https://platform.openai.com/docs/guides/function-calling",
+)
+class NoServiceTier(ChatEventQuirk, kind="no_service_tier"):
     """Leave out the ``service_tier`` field (older OpenAI recordings, most compatible servers)."""
 
-    kind: Literal["no_service_tier"] = "no_service_tier"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI recordings of 2024 (corpus), compatible servers",
-        "https://platform.openai.com/docs/guides/function-calling",
-    )
 
-
-class NoLogprobs(ChatEventQuirk):
+@evidence(
+    "gpt-5.4 (corpus)",
+    "https://platform.openai.com/docs/guides/function-calling microsoft/semantic-kernel#6316",
+    "THU-MAIC/OpenMAIC#1556",
+)
+class NoLogprobs(ChatEventQuirk, kind="no_logprobs"):
     """Leave out ``logprobs`` from each choice (gpt-5 recordings, Mistral, Gemini compat)."""
 
-    kind: Literal["no_logprobs"] = "no_logprobs"
-    cites: ClassVar[tuple[str, ...]] = (
-        "gpt-5.4 (corpus)",
-        "https://platform.openai.com/docs/guides/function-calling",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
 
-
-class ReasoningDeltas(ChatEventQuirk):
+@evidence(
+    "DeepSeek, Ollama, OpenRouter (corpus)",
+    "agno-agi/agno#8879 openclaw/Tachikoma/pull/34",
+    "https://openrouter.ai/docs/api-reference/streaming",
+)
+class ReasoningDeltas(ChatEventQuirk, kind="reasoning_deltas"):
     """Stream :attr:`Plan.reasoning` first, as DeepSeek's ``reasoning_content`` deltas.
 
     Ollama and OpenRouter use ``reasoning``. ChatOpenAI ignores both fields.
     """
 
-    kind: Literal["reasoning_deltas"] = "reasoning_deltas"
-    cites: ClassVar[tuple[str, ...]] = (
-        "DeepSeek, Ollama, OpenRouter (corpus)",
-        "https://github.com/agno-agi/agno/issues/8879",
-        "https://github.com/openclaw/Tachikoma/pull/34",
-        "https://openrouter.ai/docs/api-reference/streaming",
-    )
     field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
     """The delta key that carries the reasoning text."""
 
 
 # --- rendering --------------------------------------------------------------------------
 
-EXPRESSES = frozenset(
+CARRIES = frozenset(
     {
-        "ascii_escapes",
-        "changing_id",
-        "cumulative_args",
-        "duplicate_ids",
-        "empty_args",
-        "empty_string_continuations",
-        "id_on_every_chunk",
-        "index_offset",
-        "interleave_calls",
-        "late_id",
-        "late_name",
-        "malformed_args",
-        "missing_id",
-        "no_index",
-        "non_object_args",
-        "pack_fragments",
-        "repeat_name",
-        "shared_index",
-        "split_args",
-        "split_inside_escapes",
-        "split_name",
-        "truncate_args",
-        "whole_args",
-        "whole_call",
+        "escaped_text",
+        "args_text",
+        "arg_pieces",
+        "interleaving",
+        "name_fragments",
+        "id_fragments",
+        "optional_id",
+        "optional_index",
+        "index_field",
+        "packing",
     }
 )
-"""Every tool-chunk quirk: a ``tool_calls`` entry has a key for each field, all optional."""
+"""Every capability of a tool-chunk wire: a ``tool_calls`` entry has a key for each field,
+all optional."""
 
 _MODEL = "gpt-4o-mini-2024-07-18"
 _CREATED = 1767625745
@@ -351,8 +308,7 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     stream_flag = True
     framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
-    expresses = EXPRESSES
-    cannot_express = FUZZING_ONLY
+    carries = CARRIES
     event_quirks = (ChatEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

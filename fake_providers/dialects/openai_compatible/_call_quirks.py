@@ -15,7 +15,7 @@ import copy
 import itertools
 import re
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
@@ -27,7 +27,7 @@ from tooltape.fake_providers.dialects.openai_compatible._events import (
     insert_after,
     random_text,
 )
-from tooltape.harness import PlannedStream
+from tooltape.harness import PlannedStream, evidence
 
 __all__ = [
     "ArgsOnHeader",
@@ -57,7 +57,12 @@ def _all_entries(events: _Events) -> list[dict[str, Any]]:
     return [e for p in chunk_positions(events) for e in entries_of(chunk_at(events, p))]
 
 
-class CallIdFormat(ChatEventQuirk):
+@evidence(
+    "DeepSeek, Mistral, SGLang/kimi_k2 (sglang #9606)",
+    "agno-agi/agno#8879 mistralai/client-js#69 microsoft/semantic-kernel#6316",
+    "vllm-project/vllm#9693",
+)
+class CallIdFormat(ChatEventQuirk, kind="call_id_format", priority=10):
     """Send call ids in a provider's own format instead of the plan's.
 
     ``deepseek``: ``call_00_`` plus 24 letters and digits (corpus);
@@ -73,15 +78,6 @@ class CallIdFormat(ChatEventQuirk):
     the seed (the same wire id every time that plan id appears).
     """
 
-    kind: Literal["call_id_format"] = "call_id_format"
-    cites: ClassVar[tuple[str, ...]] = (
-        "DeepSeek, Mistral, SGLang/kimi_k2 (sglang #9606)",
-        "https://github.com/agno-agi/agno/issues/8879",
-        "https://github.com/mistralai/client-js/issues/69",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-        "https://github.com/vllm-project/vllm/issues/9693",
-    )
-    priority: ClassVar[int] = 10
     style: Literal["deepseek", "mistral", "kimi", "sglang", "ollama", "xai", "vllm"]
     """Which provider's format."""
 
@@ -129,15 +125,11 @@ def _planned_name(stream: PlannedStream, position: int) -> str:
     return calls[position].name if position < len(calls) else "tool"
 
 
-class NoCallType(ChatEventQuirk):
+@evidence(
+    "Mistral (corpus: magentic and openinference recordings)", "microsoft/semantic-kernel#6316"
+)
+class NoCallType(ChatEventQuirk, kind="no_call_type", priority=12):
     """Leave ``type`` out of every tool-call entry (Mistral, corpus)."""
-
-    kind: Literal["no_call_type"] = "no_call_type"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Mistral (corpus: magentic and openinference recordings)",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-    )
-    priority: ClassVar[int] = 12
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Drop the key."""
@@ -146,19 +138,12 @@ class NoCallType(ChatEventQuirk):
         return events
 
 
-class IdInFunction(ChatEventQuirk):
+@evidence("llama.cpp (ggml-org/llama.cpp #12379, fixed by #13800)", "ggml-org/llama.cpp/pull/12379")
+class IdInFunction(ChatEventQuirk, kind="id_in_function", priority=12, lossless=False):
     """Nest the call id inside ``function`` (llama.cpp before ggml-org/llama.cpp#13800).
 
     The openai SDK and ChatOpenAI never look there: every call arrives without an id.
     """
-
-    kind: Literal["id_in_function"] = "id_in_function"
-    cites: ClassVar[tuple[str, ...]] = (
-        "llama.cpp (ggml-org/llama.cpp #12379, fixed by #13800)",
-        "https://github.com/ggml-org/llama.cpp/pull/12379",
-    )
-    priority: ClassVar[int] = 12
-    lossless: ClassVar[bool] = False
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Move each entry's id into its ``function``."""
@@ -171,20 +156,16 @@ class IdInFunction(ChatEventQuirk):
         return events
 
 
-class ArgsOnHeader(ChatEventQuirk):
+@evidence(
+    "llama.cpp (ggml-org/llama.cpp #22722)",
+    "ggml-org/llama.cpp#22722 ggml-org/llama.cpp/pull/12379",
+)
+class ArgsOnHeader(ChatEventQuirk, kind="args_on_header", priority=12):
     """Send the first argument piece on the header entry, beside id, type and name.
 
     llama.cpp's header chunk already carries the opening ``{``; clients that
     drop the header's ``arguments`` lose it.
     """
-
-    kind: Literal["args_on_header"] = "args_on_header"
-    cites: ClassVar[tuple[str, ...]] = (
-        "llama.cpp (ggml-org/llama.cpp #22722)",
-        "https://github.com/ggml-org/llama.cpp/issues/22722",
-        "https://github.com/ggml-org/llama.cpp/pull/12379",
-    )
-    priority: ClassVar[int] = 12
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Fold each header's next argument chunk into the header."""
@@ -220,7 +201,14 @@ _FUNCTIONLESS: dict[str, dict[str, Any]] = {
 }
 
 
-class FunctionlessEntry(ChatEventQuirk):
+@evidence(
+    "LM Studio, vLLM, Gemini compat",
+    "lmstudio-ai/lmstudio-bug-tracker#830 lmstudio-ai/lmstudio-bug-tracker#649",
+    "vllm-project/vllm#54701 vllm-project/vllm#9693 open-webui/computer#224",
+    "THU-MAIC/OpenMAIC#1556",
+)
+class FunctionlessEntry(ChatEventQuirk, kind="functionless_entry", priority=47, lossless=False):
+    # priority: after one_chunk_turn: the entry comes in a chunk of its own
     """Send one more ``tool_calls`` entry with no ``function`` after the calls.
 
     ``lmstudio``: ``{"id": "", "type": "function"}``
@@ -231,18 +219,6 @@ class FunctionlessEntry(ChatEventQuirk):
     ChatOpenAI raises ``AttributeError: 'NoneType' object has no attribute 'get'``.
     """
 
-    kind: Literal["functionless_entry"] = "functionless_entry"
-    cites: ClassVar[tuple[str, ...]] = (
-        "LM Studio, vLLM, Gemini compat",
-        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/830",
-        "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
-        "https://github.com/vllm-project/vllm/issues/54701",
-        "https://github.com/vllm-project/vllm/issues/9693",
-        "https://github.com/open-webui/computer/issues/224",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
-    priority: ClassVar[int] = 47  # after one_chunk_turn: the entry comes in a chunk of its own
-    lossless: ClassVar[bool] = False
     variant: Literal["lmstudio", "vllm", "gemini"] = "lmstudio"
     """Which server's entry."""
 
@@ -260,15 +236,9 @@ class FunctionlessEntry(ChatEventQuirk):
         return insert_after(events, with_calls[-1], extra)
 
 
-class ThoughtSignatures(ChatEventQuirk):
+@evidence("Gemini OpenAI-compatible (thinking models)", "THU-MAIC/OpenMAIC#1556")
+class ThoughtSignatures(ChatEventQuirk, kind="thought_signatures", priority=15):
     """Attach ``extra_content.google.thought_signature`` to every named call entry (https://github.com/THU-MAIC/OpenMAIC/issues/1556)."""
-
-    kind: Literal["thought_signatures"] = "thought_signatures"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Gemini OpenAI-compatible (thinking models)",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
-    priority: ClassVar[int] = 15
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Add a seeded opaque signature per call."""

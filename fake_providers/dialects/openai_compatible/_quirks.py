@@ -27,7 +27,7 @@ from tooltape.fake_providers.dialects.openai_compatible._events import (
     is_finish_chunk,
     usage_position,
 )
-from tooltape.harness import PlannedStream
+from tooltape.harness import PlannedStream, evidence
 
 __all__ = [
     "ContentWithToolCalls",
@@ -51,20 +51,16 @@ _Events = list[ProviderEvent]
 # --- keys -------------------------------------------------------------------------------
 
 
-class SortedKeys(ChatEventQuirk):
+@evidence(
+    "Azure OpenAI, Gemini OpenAI-compatible (corpus)",
+    "AbanteAI/archive-old-cli-mentat#429 THU-MAIC/OpenMAIC#1556",
+)
+class SortedKeys(ChatEventQuirk, kind="sorted_keys", priority=100):
     """Send every JSON object with its keys in alphabetical order (Azure, Gemini compat).
 
     Both serialise that way (their recordings in tests/corpus). JSON readers do
     not see it; byte-level comparisons and hand-written parsers do.
     """
-
-    kind: Literal["sorted_keys"] = "sorted_keys"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Azure OpenAI, Gemini OpenAI-compatible (corpus)",
-        "https://github.com/AbanteAI/archive-old-cli-mentat/issues/429",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
-    priority: ClassVar[int] = 100
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Sort the keys of every payload, at every depth."""
@@ -85,45 +81,39 @@ def _sorted(value: Any) -> Any:
 # --- envelope fields --------------------------------------------------------------------
 
 
-class NoSystemFingerprint(ChatEventQuirk):
+class _DropChunkKey(ChatEventQuirk, priority=70):
+    """Leave one envelope key out of every chunk."""
+
+    key: ClassVar[str]
+
+    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
+        """Drop the key from every chunk."""
+        for position in chunk_positions(events):
+            chunk_at(events, position).pop(self.key, None)
+        return events
+
+
+@evidence(
+    "Mistral, Gemini compat, Databricks, OpenRouter (corpus)",
+    "microsoft/semantic-kernel#6316 THU-MAIC/OpenMAIC#1556",
+)
+class NoSystemFingerprint(_DropChunkKey, kind="no_system_fingerprint", key="system_fingerprint"):
     """Leave out ``system_fingerprint`` (Mistral, Databricks, vLLM, Gemini compat; corpus)."""
 
-    kind: Literal["no_system_fingerprint"] = "no_system_fingerprint"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Mistral, Gemini compat, Databricks, OpenRouter (corpus)",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
-    priority: ClassVar[int] = 70
 
-    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
-        """Drop the key from every chunk."""
-        for position in chunk_positions(events):
-            chunk_at(events, position).pop("system_fingerprint", None)
-        return events
-
-
-class NoChunkId(ChatEventQuirk):
+@evidence("Gemini OpenAI-compatible (corpus: magentic recordings)", "THU-MAIC/OpenMAIC#1556")
+class NoChunkId(_DropChunkKey, kind="no_chunk_id", key="id"):
     """Leave out the chunk's ``id`` (Gemini's OpenAI-compatible endpoint, corpus)."""
-
-    kind: Literal["no_chunk_id"] = "no_chunk_id"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Gemini OpenAI-compatible (corpus: magentic recordings)",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
-    priority: ClassVar[int] = 70
-
-    def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
-        """Drop the key from every chunk."""
-        for position in chunk_positions(events):
-            chunk_at(events, position).pop("id", None)
-        return events
 
 
 # --- deltas -----------------------------------------------------------------------------
 
 
-class RoleOnEveryDelta(ChatEventQuirk):
+@evidence(
+    "Ollama compat, OpenRouter, Databricks (corpus)",
+    "openclaw/Tachikoma/pull/34 https://openrouter.ai/docs/api-reference/streaming",
+)
+class RoleOnEveryDelta(ChatEventQuirk, kind="role_on_every_delta", priority=20):
     """Repeat ``role`` and ``content`` on every delta, with no role-only first chunk.
 
     Databricks, OpenRouter and Ollama's compatible endpoint (corpus): the first
@@ -131,13 +121,6 @@ class RoleOnEveryDelta(ChatEventQuirk):
     ``content`` too, and the finish delta is ``{"role": "assistant", "content": ""}``.
     """
 
-    kind: Literal["role_on_every_delta"] = "role_on_every_delta"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Ollama compat, OpenRouter, Databricks (corpus)",
-        "https://github.com/openclaw/Tachikoma/pull/34",
-        "https://openrouter.ai/docs/api-reference/streaming",
-    )
-    priority: ClassVar[int] = 20
     tool_content: Literal["", None] = None
     """The ``content`` beside tool calls: null (Databricks, OpenRouter) or ``""`` (Ollama)."""
 
@@ -167,15 +150,10 @@ def _bare_role(delta: dict[str, Any]) -> bool:
     )
 
 
-class FinishDeltaFields(ChatEventQuirk):
+@evidence("DeepSeek (corpus: chatlas recordings)", "agno-agi/agno#8879")
+class FinishDeltaFields(ChatEventQuirk, kind="finish_delta_fields", priority=21):
     """Send the finish delta as ``{"content": "", "reasoning_content": null}`` (DeepSeek)."""
 
-    kind: Literal["finish_delta_fields"] = "finish_delta_fields"
-    cites: ClassVar[tuple[str, ...]] = (
-        "DeepSeek (corpus: chatlas recordings)",
-        "https://github.com/agno-agi/agno/issues/8879",
-    )
-    priority: ClassVar[int] = 21
     reasoning_field: Literal["reasoning_content", "reasoning"] | None = "reasoning_content"
     """The reasoning key sent as null beside the empty content (``None``: none)."""
 
@@ -189,15 +167,9 @@ class FinishDeltaFields(ChatEventQuirk):
         return events
 
 
-class ContentWithToolCalls(ChatEventQuirk):
+@evidence("Mistral (corpus: openinference recordings of 2024-08)", "microsoft/semantic-kernel#6316")
+class ContentWithToolCalls(ChatEventQuirk, kind="content_with_tool_calls", priority=22):
     """Send ``content: null`` beside ``tool_calls`` in every tool-call delta (Mistral 2024)."""
-
-    kind: Literal["content_with_tool_calls"] = "content_with_tool_calls"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Mistral (corpus: openinference recordings of 2024-08)",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-    )
-    priority: ClassVar[int] = 22
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Put the key in front of ``tool_calls`` where it is missing."""
@@ -212,7 +184,11 @@ class ContentWithToolCalls(ChatEventQuirk):
 # --- how the turn ends ------------------------------------------------------------------
 
 
-class UsagePlacement(ChatEventQuirk):
+@evidence(
+    "DeepSeek, Groq, Mistral, OpenRouter, Databricks (corpus)",
+    "BerriAI/litellm#17136 Routstr/routstr-core/pull/543",
+)
+class UsagePlacement(ChatEventQuirk, kind="usage_placement", priority=30):
     """Move ``usage`` from OpenAI's usage-only chunk to where a server sends it.
 
     ``on="finish_chunk"``: the finish chunk carries it and no ``choices: []``
@@ -222,13 +198,6 @@ class UsagePlacement(ChatEventQuirk):
     (Databricks; ChatOpenAI adds every one of them up).
     """
 
-    kind: Literal["usage_placement"] = "usage_placement"
-    cites: ClassVar[tuple[str, ...]] = (
-        "DeepSeek, Groq, Mistral, OpenRouter, Databricks (corpus)",
-        "https://github.com/BerriAI/litellm/issues/17136",
-        "https://github.com/Routstr/routstr-core/pull/543",
-    )
-    priority: ClassVar[int] = 30
     on: Literal["usage_chunk", "finish_chunk"] = "finish_chunk"
     """The chunk that carries the usage."""
     before: Literal["null", "absent", "running"] = "null"
@@ -256,15 +225,12 @@ class UsagePlacement(ChatEventQuirk):
         return [e for p, e in enumerate(events) if p != usage_at or target == usage_at]
 
 
-class UsageChunkChoice(ChatEventQuirk):
+@evidence(
+    "OpenRouter (corpus: chatlas and activeagent recordings)",
+    "https://openrouter.ai/docs/api-reference/streaming",
+)
+class UsageChunkChoice(ChatEventQuirk, kind="usage_chunk_choice", priority=32):
     """Give the usage-only chunk a choice with an empty assistant delta (OpenRouter 2025)."""
-
-    kind: Literal["usage_chunk_choice"] = "usage_chunk_choice"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenRouter (corpus: chatlas and activeagent recordings)",
-        "https://openrouter.ai/docs/api-reference/streaming",
-    )
-    priority: ClassVar[int] = 32
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Fill the usage chunk's ``choices``."""
@@ -279,21 +245,17 @@ class UsageChunkChoice(ChatEventQuirk):
         return events
 
 
-class FinishOnLastDelta(ChatEventQuirk):
+@evidence(
+    "Mistral, OpenRouter (corpus)",
+    "microsoft/semantic-kernel#6316 https://openrouter.ai/docs/api-reference/streaming",
+    "Routstr/routstr-core/pull/543",
+)
+class FinishOnLastDelta(ChatEventQuirk, kind="finish_on_last_delta", priority=45):
     """Put ``finish_reason`` (and whatever the finish chunk carries) on the last delta chunk.
 
     No separate empty-delta finish chunk: Mistral's whole-call chunk ends the
     turn, and so does OpenRouter's with a Google upstream (corpus).
     """
-
-    kind: Literal["finish_on_last_delta"] = "finish_on_last_delta"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Mistral, OpenRouter (corpus)",
-        "https://github.com/microsoft/semantic-kernel/issues/6316",
-        "https://openrouter.ai/docs/api-reference/streaming",
-        "https://github.com/Routstr/routstr-core/pull/543",
-    )
-    priority: ClassVar[int] = 45
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Fold the finish chunk into the chunk before it."""
@@ -313,20 +275,17 @@ class FinishOnLastDelta(ChatEventQuirk):
         return [e for p, e in enumerate(events) if p != finish]
 
 
-class OneChunkTurn(ChatEventQuirk):
+@evidence(
+    "xAI, Gemini OpenAI-compatible (corpus)",
+    "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
+    "THU-MAIC/OpenMAIC#1556",
+)
+class OneChunkTurn(ChatEventQuirk, kind="one_chunk_turn", priority=46):
     """Send the whole turn as one chunk: role, calls, ``finish_reason``, ``usage``.
 
     xAI and Gemini's compatible endpoint answer a tool-only turn with a single
     chunk (corpus); text and reasoning, if any, are joined into it.
     """
-
-    kind: Literal["one_chunk_turn"] = "one_chunk_turn"
-    cites: ClassVar[tuple[str, ...]] = (
-        "xAI, Gemini OpenAI-compatible (corpus)",
-        "https://docs.revspace.net/directory/ext/x-ai/guides/function-calling",
-        "https://github.com/THU-MAIC/OpenMAIC/issues/1556",
-    )
-    priority: ClassVar[int] = 46
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Merge every chunk into the first."""
@@ -357,16 +316,12 @@ class OneChunkTurn(ChatEventQuirk):
         return [e for p, e in enumerate(events) if p == positions[0] or p not in positions]
 
 
-class StopAfterToolCalls(ChatEventQuirk):
+@evidence(
+    "Gemini compat, SGLang #2877, Ollama compat (corpus)",
+    "vllm-project/vllm/pull/25054 open-webui/computer#224",
+)
+class StopAfterToolCalls(ChatEventQuirk, kind="stop_after_tool_calls", priority=50):
     """End a turn with calls on ``finish_reason: "stop"``, not ``"tool_calls"``."""
-
-    kind: Literal["stop_after_tool_calls"] = "stop_after_tool_calls"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Gemini compat, SGLang #2877, Ollama compat (corpus)",
-        "https://github.com/vllm-project/vllm/pull/25054",
-        "https://github.com/open-webui/computer/issues/224",
-    )
-    priority: ClassVar[int] = 50
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Rename the finish reason."""
@@ -377,7 +332,12 @@ class StopAfterToolCalls(ChatEventQuirk):
         return events
 
 
-class DuplicateFinish(ChatEventQuirk):
+@evidence(
+    "OpenRouter; second_reason: ChatMock #114, SGLang #8417 (public reports)",
+    "https://openrouter.ai/docs/api-reference/streaming langchain-ai/langchain#38366",
+    "langchain-ai/langchainjs#11054",
+)
+class DuplicateFinish(ChatEventQuirk, kind="duplicate_finish", priority=40):
     """Send two terminal chunks with ``finish_reason``, the second with the usage.
 
     ChatOpenAI concatenates the two: ``finish_reason`` becomes ``"tool_callstool_calls"``
@@ -386,14 +346,6 @@ class DuplicateFinish(ChatEventQuirk):
     SGLang #8417): a client that trusts the last ``finish_reason`` drops the calls.
     """
 
-    kind: Literal["duplicate_finish"] = "duplicate_finish"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenRouter; second_reason: ChatMock #114, SGLang #8417 (public reports)",
-        "https://openrouter.ai/docs/api-reference/streaming",
-        "https://github.com/langchain-ai/langchain/issues/38366",
-        "https://github.com/langchain-ai/langchainjs/issues/11054",
-    )
-    priority: ClassVar[int] = 40
     second_reason: str | None = None
     """The second chunk's ``finish_reason`` (``None``: the same as the first)."""
 
@@ -413,7 +365,9 @@ class DuplicateFinish(ChatEventQuirk):
         return [*events[:usage_at], ProviderEvent(second), *events[usage_at + 1 :]]
 
 
-class EarlyFinishReason(ChatEventQuirk):
+@evidence("litellm #31634 (public report)")
+class EarlyFinishReason(ChatEventQuirk, kind="early_finish_reason", priority=60):
+    # priority: after the quirks that move or repeat the finish chunk
     """Send ``finish_reason`` on every tool-call chunk, before the last argument fragment.
 
     LiteLLM's Gemini translation set ``finish_reason: "tool_calls"`` on intermediate
@@ -422,10 +376,6 @@ class EarlyFinishReason(ChatEventQuirk):
     call whose arguments are cut short. ChatOpenAI keeps every fragment (it
     concatenates the repeated reasons in ``response_metadata``).
     """
-
-    kind: Literal["early_finish_reason"] = "early_finish_reason"
-    cites: ClassVar[tuple[str, ...]] = ("litellm #31634 (public report)",)
-    priority: ClassVar[int] = 60  # after the quirks that move or repeat the finish chunk
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Copy the finish reason onto each chunk that carries tool-call entries."""

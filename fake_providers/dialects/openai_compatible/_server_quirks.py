@@ -10,7 +10,7 @@ import copy
 import json
 import string
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
@@ -25,7 +25,7 @@ from tooltape.fake_providers.dialects.openai_compatible._events import (
     set_key_after,
     usage_position,
 )
-from tooltape.harness import PlannedStream
+from tooltape.harness import PlannedStream, evidence
 
 __all__ = [
     "AzureAnnotationFrames",
@@ -46,7 +46,11 @@ _CATEGORIES = ("hate", "self_harm", "sexual", "violence")
 _SAFE = {name: {"filtered": False, "severity": "safe"} for name in _CATEGORIES}
 
 
-class AzureContentFilter(ChatEventQuirk):
+@evidence(
+    "Azure OpenAI (corpus: crewAI recording)",
+    "AbanteAI/archive-old-cli-mentat#429 microsoft/semantic-kernel#5240",
+)
+class AzureContentFilter(ChatEventQuirk, kind="azure_content_filter", priority=101):
     """Azure's content-safety fields.
 
     A first frame with ``choices: []``, a blank envelope and
@@ -57,13 +61,6 @@ class AzureContentFilter(ChatEventQuirk):
     declared order (``prompt_index`` before ``content_filter_results``, corpus).
     """
 
-    kind: Literal["azure_content_filter"] = "azure_content_filter"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Azure OpenAI (corpus: crewAI recording)",
-        "https://github.com/AbanteAI/archive-old-cli-mentat/issues/429",
-        "https://github.com/microsoft/semantic-kernel/issues/5240",
-    )
-    priority: ClassVar[int] = 101
     prompt_annotations: bool = False
     """Name the first frame's list ``prompt_annotations`` (api-versions before 2023-06)."""
 
@@ -98,19 +95,16 @@ def _put(mapping: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
     return dict(sorted(updated.items())) if was_sorted else updated
 
 
-class AzureAnnotationFrames(ChatEventQuirk):
+@evidence(
+    "Azure OpenAI asynchronous filter",
+    "openai/openai-python#1677 AbanteAI/archive-old-cli-mentat#429",
+)
+class AzureAnnotationFrames(ChatEventQuirk, kind="azure_annotation_frames", priority=102):
     """Add an asynchronous-filter annotation frame: a choice with no ``delta``.
 
     ChatOpenAI skips it; clients that read ``choices[0].delta`` crash.
     """
 
-    kind: Literal["azure_annotation_frames"] = "azure_annotation_frames"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Azure OpenAI asynchronous filter",
-        "https://github.com/openai/openai-python/issues/1677",
-        "https://github.com/AbanteAI/archive-old-cli-mentat/issues/429",
-    )
-    priority: ClassVar[int] = 102
     at: Literal["end", "middle"] = "end"
     """After the finish chunk (the usual place) or halfway through the deltas."""
 
@@ -133,7 +127,12 @@ class AzureAnnotationFrames(ChatEventQuirk):
 # --- OpenRouter ------------------------------------------------------------------------
 
 
-class OpenRouterFields(ChatEventQuirk):
+@evidence(
+    "OpenRouter, (corpus: three recordings)",
+    "https://openrouter.ai/docs/api-reference/streaming",
+    "https://github.com/latere-ai/pkg/releases/tag/v0.90.1",
+)
+class OpenRouterFields(ChatEventQuirk, kind="openrouter_fields", priority=35):
     """OpenRouter's additions: ``provider`` and each choice's ``native_finish_reason``.
 
     ``native_finish_reason`` repeats ``finish_reason`` unless set (OpenRouter can
@@ -141,13 +140,6 @@ class OpenRouterFields(ChatEventQuirk):
     usage chunk carries no ``system_fingerprint``.
     """
 
-    kind: Literal["openrouter_fields"] = "openrouter_fields"
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenRouter, (corpus: three recordings)",
-        "https://openrouter.ai/docs/api-reference/streaming",
-        "https://github.com/latere-ai/pkg/releases/tag/v0.90.1",
-    )
-    priority: ClassVar[int] = 35
     provider: str = "OpenAI"
     """The upstream named in every chunk."""
     native_finish_reason: str | None = None
@@ -171,18 +163,12 @@ class OpenRouterFields(ChatEventQuirk):
 # --- Groq ------------------------------------------------------------------------------
 
 
-class XGroq(ChatEventQuirk):
+@evidence("Groq (corpus: pydantic-ai recordings)", "vercel/ai/pull/1653")
+class XGroq(ChatEventQuirk, kind="x_groq", priority=36):
     """Groq's ``x_groq`` object: request id and seed first, usage with timings at the finish (https://github.com/vercel/ai/pull/1653).
 
     The finish chunk carries the same usage as ``x_groq.usage`` and ``usage``.
     """
-
-    kind: Literal["x_groq"] = "x_groq"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Groq (corpus: pydantic-ai recordings)",
-        "https://github.com/vercel/ai/pull/1653",
-    )
-    priority: ClassVar[int] = 36
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Add ``x_groq`` to the first and the finish chunk."""
@@ -205,19 +191,13 @@ class XGroq(ChatEventQuirk):
         return events
 
 
-class ReasoningChannel(ChatEventQuirk):
+@evidence("Groq gpt-oss (corpus: pydantic-ai recordings)", "vercel/ai/pull/1653")
+class ReasoningChannel(ChatEventQuirk, kind="reasoning_channel", priority=20):
     """Stream reasoning as gpt-oss does on Groq: ``{"reasoning": ..., "channel": "analysis"}``.
 
     Combine with ``reasoning_deltas`` (``field="reasoning"``). The role chunk
     opens with ``content: ""``. ChatOpenAI ignores both fields (corpus).
     """
-
-    kind: Literal["reasoning_channel"] = "reasoning_channel"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Groq gpt-oss (corpus: pydantic-ai recordings)",
-        "https://github.com/vercel/ai/pull/1653",
-    )
-    priority: ClassVar[int] = 20
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Reshape the reasoning deltas and the role chunk."""
@@ -235,7 +215,8 @@ class ReasoningChannel(ChatEventQuirk):
         return events
 
 
-class GroqToolUseFailed(ChatEventQuirk):
+@evidence("Groq (corpus: pydantic-ai tool_use_failed recording)", "vercel/ai/pull/1653")
+class GroqToolUseFailed(ChatEventQuirk, kind="groq_tool_use_failed", priority=80, lossless=False):
     """End an ``error`` turn as Groq does when a generated call fails validation.
 
     An ``event: error`` block whose body has ``code: tool_use_failed`` and the
@@ -243,13 +224,6 @@ class GroqToolUseFailed(ChatEventQuirk):
     raises ``APIError`` with the message after the chunks already yielded.
     """
 
-    kind: Literal["groq_tool_use_failed"] = "groq_tool_use_failed"
-    cites: ClassVar[tuple[str, ...]] = (
-        "Groq (corpus: pydantic-ai tool_use_failed recording)",
-        "https://github.com/vercel/ai/pull/1653",
-    )
-    priority: ClassVar[int] = 80
-    lossless: ClassVar[bool] = False
     message: str = (
         "Failed to call a function. Please adjust your prompt. "
         "See 'failed_generation' for more details."
@@ -278,17 +252,14 @@ class GroqToolUseFailed(ChatEventQuirk):
 # --- Writer ----------------------------------------------------------------------------
 
 
-class WriterChunks(ChatEventQuirk):
+@evidence("Writer palmyra-x4 (corpus: openllmetry recordings)")
+class WriterChunks(ChatEventQuirk, kind="writer_chunks", priority=90):
     """Writer's palmyra chunks: every choice mirrors its delta in ``message``.
 
     Every delta carries ``role`` and nine keys (``tool_calls``, ``graph_data``,
     ``llm_data`` ... mostly null); choices add ``trace_details``; continuation
     entries send ``type: null``, and the header ``arguments: null`` (corpus).
     """
-
-    kind: Literal["writer_chunks"] = "writer_chunks"
-    cites: ClassVar[tuple[str, ...]] = ("Writer palmyra-x4 (corpus: openllmetry recordings)",)
-    priority: ClassVar[int] = 90
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Rebuild every chunk in Writer's shape."""

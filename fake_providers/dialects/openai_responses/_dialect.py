@@ -55,10 +55,9 @@ from tooltape.fake_providers.dialects.openai_responses._integration import (
 )
 from tooltape.fake_providers.dialects.openai_responses._parse import parse_responses_body
 from tooltape.fake_providers.dialects.openai_responses._quirks import (
+    CARRIES,
     DIALECT,
-    EVENT_QUIRKS,
-    EXPRESSES,
-    NOT_EXPRESSIBLE,
+    LACKS,
     DataOnlyFrames,
     DoneSentinel,
     EncryptedReasoning,
@@ -66,6 +65,7 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     NoSequenceNumber,
     OpenCallsFirst,
     ResponseFailed,
+    ResponsesEventQuirk,
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
@@ -112,9 +112,9 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
         ("arguments", "str"),
     )
     media_type = "text/event-stream; charset=utf-8"
-    expresses = EXPRESSES
-    cannot_express = NOT_EXPRESSIBLE
-    event_quirks = EVENT_QUIRKS
+    carries = CARRIES
+    lacks = LACKS
+    event_quirks = (ResponsesEventQuirk,)
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The Responses events for a planned stream, EVENTS quirks applied."""

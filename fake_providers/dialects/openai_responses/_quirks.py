@@ -4,25 +4,22 @@ The Responses wire sends a call's name and ``call_id`` once, on the
 ``function_call`` item, and has no chunk index at all (langchain-openai
 derives one from ``output_index`` changes). Tool-chunk quirks that edit the
 index, the name or the id of single chunks, or pack chunks into one message,
-have nothing to act on; the dialect declares them in :data:`NOT_EXPRESSIBLE`,
+have nothing to act on; the dialect says why in :data:`LACKS`,
 and the base class rejects them with a :class:`TooltapeUsageError` naming the
 quirk and the dialect rather than render a stream that silently ignores them.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
-
-from tooltape.fake_providers._expressible import ARGUMENT_TEXT_QUIRKS, FUZZING_ONLY
-from tooltape.harness import Quirk, Stage
+from tooltape.harness import Quirk, Stage, evidence
 
 __all__ = [
     "DataOnlyFrames",
     "DoneSentinel",
     "EncryptedReasoning",
-    "EVENT_QUIRKS",
-    "EXPRESSES",
-    "NOT_EXPRESSIBLE",
+    "ResponsesEventQuirk",
+    "CARRIES",
+    "LACKS",
     "NoArgumentDeltas",
     "NoSequenceNumber",
     "OpenCallsFirst",
@@ -33,27 +30,27 @@ __all__ = [
 DIALECT = "openai_responses"
 
 _NO_INDEX = "the wire has no index; langchain-openai derives it from output_index changes"
-EXPRESSES = ARGUMENT_TEXT_QUIRKS | {"missing_id"}
-"""Tool-chunk quirk kinds this dialect renders: the argument-text quirks and missing ids."""
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving", "optional_id"})
+"""What the Responses wire can say: argument text in pieces, several items open, no call_id."""
 
-NOT_EXPRESSIBLE = {
-    **FUZZING_ONLY,
-    "no_index": _NO_INDEX,
-    "index_offset": _NO_INDEX,
-    "shared_index": _NO_INDEX,
-    "split_name": "the name travels once, whole, on the function_call item",
-    "repeat_name": "the name travels once, on the function_call item; deltas carry no name",
-    "late_name": "the name travels on output_item.added, before any argument delta",
-    "late_id": "call_id travels on output_item.added, before any argument delta",
-    "changing_id": "call_id travels once, on the function_call item",
-    "id_on_every_chunk": "argument deltas carry the item id, never the call_id",
-    "empty_string_continuations": "argument deltas have no id or name fields to blank",
-    "pack_fragments": "every event becomes its own message; events cannot be packed",
+LACKS = {
+    "name_fragments": "the name travels once, whole, on the function_call item "
+    "(output_item.added), before any argument delta",
+    "id_fragments": "call_id travels once, on the function_call item, before any argument "
+    "delta; argument deltas carry the item id, never the call_id",
+    "optional_index": _NO_INDEX,
+    "index_field": _NO_INDEX,
+    "packing": "every event becomes its own message; events cannot be packed",
 }
-"""Tool-chunk quirk kinds this dialect rejects, with the reason."""
+"""Why this wire lacks the other capabilities."""
 
 
-class NoArgumentDeltas(Quirk):
+class ResponsesEventQuirk(Quirk, stage=Stage.EVENTS):
+    """Base of this dialect's EVENTS quirks; any other EVENTS quirk is refused."""
+
+
+@evidence("codex-spark class models, litellm and sub2api bridges", "BerriAI/litellm#27144")
+class NoArgumentDeltas(ResponsesEventQuirk, kind="no_argument_deltas", lossless=False):
     """Send no ``function_call_arguments.delta``: the arguments arrive only in ``.done``.
 
     langchain-openai up to 1.7 reads function-call arguments from
@@ -61,16 +58,9 @@ class NoArgumentDeltas(Quirk):
     arguments; 1.8.1 and later stream what ``.done`` completes, and recover them.
     """
 
-    kind: Literal["no_argument_deltas"] = "no_argument_deltas"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "codex-spark class models, litellm and sub2api bridges",
-        "https://github.com/BerriAI/litellm/issues/27144",
-    )
-    lossless: ClassVar[bool] = False
 
-
-class OpenCallsFirst(Quirk):
+@evidence("OmniRoute dispatches, langchain #32562 and #34311", "diegosouzapw/OmniRoute/pull/11144")
+class OpenCallsFirst(ResponsesEventQuirk, kind="open_calls_first", lossless=False):
     """Open every function_call item before any of them receives arguments.
 
     langchain-openai starts a new chunk index whenever ``output_index`` changes,
@@ -78,87 +68,42 @@ class OpenCallsFirst(Quirk):
     id-less half holding the real arguments.
     """
 
-    kind: Literal["open_calls_first"] = "open_calls_first"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "OmniRoute dispatches, langchain #32562 and #34311",
-        "https://github.com/diegosouzapw/OmniRoute/pull/11144",
-    )
-    lossless: ClassVar[bool] = False
 
-
-class ResponseFailed(Quirk):
+@evidence(
+    "OpenAI Responses streaming reference",
+    "https://platform.openai.com/docs/api-reference/responses-streaming",
+)
+class ResponseFailed(ResponsesEventQuirk, kind="response_failed"):
     """End an ``error`` finish with ``response.failed`` instead of an ``error`` event."""
 
-    kind: Literal["response_failed"] = "response_failed"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "OpenAI Responses streaming reference",
-        "https://platform.openai.com/docs/api-reference/responses-streaming",
-    )
 
-
-class EncryptedReasoning(Quirk):
+@evidence("corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings")
+class EncryptedReasoning(ResponsesEventQuirk, kind="encrypted_reasoning"):
     """Stream the reasoning item without summary events, as ``encrypted_content`` only.
 
     What reasoning models send when no ``reasoning.summary`` is requested: an
     ``output_item.added``/``.done`` pair and nothing in between.
     """
 
-    kind: Literal["encrypted_reasoning"] = "encrypted_reasoning"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: pydantic-ai gpt-5.5 and Bedrock Mantle recordings",
-    )
 
-
-class NoSequenceNumber(Quirk):
+@evidence("corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings")
+class NoSequenceNumber(ResponsesEventQuirk, kind="no_sequence_number"):
     """Leave ``sequence_number`` out of every event, as OpenAI did until mid-2025."""
 
-    kind: Literal["no_sequence_number"] = "no_sequence_number"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: dd-trace-py and pydantic-ai gpt-4.1/gpt-4o recordings",
-    )
 
-
-class ResponsesNoObfuscation(Quirk):
+@evidence("corpus: DeepSeek and OpenRouter Responses recordings")
+class ResponsesNoObfuscation(ResponsesEventQuirk, kind="responses_no_obfuscation"):
     """Leave the ``obfuscation`` padding off delta events (``include_obfuscation: false``)."""
 
-    kind: Literal["responses_no_obfuscation"] = "responses_no_obfuscation"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = ("corpus: DeepSeek and OpenRouter Responses recordings",)
 
-
-class DataOnlyFrames(Quirk):
+@evidence(
+    "corpus: OpenRouter /responses recording",
+    "https://platform.claude.com/docs/build-with-claude/streaming",
+)
+class DataOnlyFrames(ResponsesEventQuirk, kind="responses_data_only"):
     """Send ``data:`` lines only, without the ``event:`` line (OpenRouter)."""
 
-    kind: Literal["responses_data_only"] = "responses_data_only"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: OpenRouter /responses recording",
-        "https://platform.claude.com/docs/build-with-claude/streaming",
-    )
 
-
-class DoneSentinel(Quirk):
+@evidence("corpus: OpenRouter /responses recording", "looplj/axonhub/pull/2259")
+class DoneSentinel(ResponsesEventQuirk, kind="responses_done_sentinel"):
     """Send ``data: [DONE]`` after the terminal event, as Chat Completions does (OpenRouter)."""
-
-    kind: Literal["responses_done_sentinel"] = "responses_done_sentinel"
-    stage: ClassVar[Stage] = Stage.EVENTS
-    cites: ClassVar[tuple[str, ...]] = (
-        "corpus: OpenRouter /responses recording",
-        "https://github.com/looplj/axonhub/pull/2259",
-    )
-
-
-EVENT_QUIRKS: tuple[type[Quirk], ...] = (
-    NoArgumentDeltas,
-    OpenCallsFirst,
-    ResponseFailed,
-    EncryptedReasoning,
-    NoSequenceNumber,
-    ResponsesNoObfuscation,
-    DataOnlyFrames,
-    DoneSentinel,
-)
