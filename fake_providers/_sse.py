@@ -46,9 +46,13 @@ class SSEEvent:
         return json.loads(self.data)
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""``json.dumps`` with these options builds this encoder per call; every event reuses one."""
+
+
 def _compact_json(value: Any) -> str:
     r"""Compact JSON with raw UTF-8, as real providers send it (not ``\u`` escapes)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT.encode(value)
 
 
 def encode_sse(data: str | dict[str, Any], event: str | None = None) -> bytes:
