@@ -133,7 +133,7 @@ def api_link(cls: type) -> str:
     """The class name, linked to its API entry where it has one."""
     module = cls.__module__
     public = (
-        "tooltape.harness"
+        "tooltape.harness.quirks"
         if module.startswith("tooltape.harness")
         else "tooltape.fake_providers.quirks"
     )

@@ -9,7 +9,7 @@ as ``hypothesis.strategies`` holds the strategies::
     dialect.render(plan, [quirks.AnthropicPingEvents(every=2), quirks.SplitReads(size=3)])
 
 The tool-chunk quirks (``split_args``, ``no_index``...) live in
-:mod:`tooltape.harness`. Importing this module registers every kind here with
+:mod:`tooltape.harness.quirks`. Importing this module registers every kind here with
 the harness's quirk registry; the ``tooltape.quirks`` entry point names it, so
 :func:`~tooltape.harness.parse_quirk` knows these kinds without an explicit import.
 Which dialect takes which EVENTS quirk is declared on the dialect

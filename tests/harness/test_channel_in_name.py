@@ -10,7 +10,8 @@ import pytest
 from hypothesis import find
 
 from tooltape.fake_providers import dialect_names, get_dialect
-from tooltape.harness import ChannelInName, Plan, parse_quirk, reference_merge, stream_plan
+from tooltape.harness import Plan, parse_quirk, reference_merge, stream_plan
+from tooltape.harness.quirks import ChannelInName
 from tooltape.harness.strategies import quirk_sets
 
 PLAN = Plan(

@@ -6,7 +6,13 @@ import sys
 
 import pytest
 
-PACKAGES = ["tooltape.harness", "tooltape.fake_providers", "tooltape.plugin", "tooltape.cassettes"]
+PACKAGES = [
+    "tooltape.harness",
+    "tooltape.harness.quirks",
+    "tooltape.fake_providers",
+    "tooltape.plugin",
+    "tooltape.cassettes",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -57,3 +63,33 @@ def test_every_lazy_name_is_in_all_and_loads_from_its_module():
         assert getattr(harness, name) is getattr(defined, name), name
     with pytest.raises(AttributeError, match="has no attribute 'reference_marge'"):
         harness.reference_marge  # noqa: B018
+
+
+def test_the_harness_facade_keeps_what_writing_a_quirk_needs_and_no_quirk_class():
+    import tooltape.harness as harness
+    import tooltape.harness.quirks as catalogue
+
+    assert {"Quirk", "Stage", "evidence", "CAPABILITIES", "parse_quirk", "quirk_kinds"} <= set(
+        harness.__all__
+    )
+    assert not set(harness.__all__) & set(catalogue.__all__)
+    assert len(harness.__all__) == 75
+
+
+def test_the_quirk_catalogue_holds_every_tool_chunk_quirk_class_of_the_registry():
+    import tooltape.harness.quirks as catalogue
+    from tooltape.harness._quirks import _REGISTRY
+
+    defined = {c.__name__ for c in _REGISTRY.values() if c.__module__ == "tooltape.harness._quirks"}
+    assert list(catalogue.__all__) == sorted(defined)
+    for name in catalogue.__all__:
+        cls = getattr(catalogue, name)
+        assert cls is _REGISTRY[cls.model_fields["kind"].default], name
+
+
+def test_a_quirk_named_by_kind_is_the_catalogue_class():
+    from tooltape.harness import parse_quirk
+    from tooltape.harness.quirks import LateId, SplitArgs
+
+    assert parse_quirk("late_id") == LateId()
+    assert parse_quirk({"kind": "split_args", "pieces": 3}) == SplitArgs(pieces=3)

@@ -53,7 +53,7 @@ def test_needs_names_only_capabilities_that_exist() -> None:
 
 
 def test_class_keywords_set_the_kind_field_and_the_class_attributes() -> None:
-    from tooltape.harness import NoIndex
+    from tooltape.harness.quirks import NoIndex
 
     assert NoIndex.model_fields["kind"].default == "no_index"
     assert (NoIndex.stage, NoIndex.lossless, NoIndex.needs) == (
