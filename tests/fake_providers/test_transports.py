@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import anthropic
 import httpx
 import httpx2
 import openai
@@ -226,11 +227,21 @@ def test_patch_httpx2_never_reaches_the_network() -> None:
     assert "no fake provider serves GET https://www.python.org/" in response.text
 
 
-def test_close_mid_event_through_chat_anthropic_raises_httpx2_read_error_unwrapped() -> None:
+def test_close_mid_event_through_chat_anthropic_raises_httpx2_s_read_error() -> None:
+    # anthropic 2.16 and before let httpx2's read error through; 2.17 wraps it in its
+    # APIConnectionError (langchain-anthropic's AnthropicConnectionError): either way the
+    # chain of causes holds the read error, with the peer's words.
     provider = FakeProvider("anthropic_messages").stream(PLAN, ["close_mid_event"])
-    with patch_httpx2(provider), pytest.raises(httpx2.RemoteProtocolError) as raised:
+    raised_types = (httpx2.RemoteProtocolError, anthropic.APIConnectionError)
+    with patch_httpx2(provider), pytest.raises(raised_types) as raised:
         list(chat_model("anthropic_messages").stream("weather?"))
-    assert str(raised.value) == PEER_CLOSED
+    chain: list[BaseException] = []
+    error: BaseException | None = raised.value
+    while error is not None:
+        chain.append(error)
+        error = error.__cause__
+    read_errors = [e for e in chain if isinstance(e, httpx2.RemoteProtocolError)]
+    assert [str(e) for e in read_errors] == [PEER_CLOSED], chain
 
 
 def test_close_mid_event_through_chat_openai_raises_the_sdk_connection_error() -> None:
