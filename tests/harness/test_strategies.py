@@ -59,7 +59,9 @@ def test_shrinks_toward_one_call_and_one_piece():
         has_two_fragments()
     smallest = found[-1]
     assert len(smallest.plan.calls) == 1
-    assert str(smallest.quirks[0]) == "split_args(pieces=1, max_size=8)"
+    # the splitter shrinks to one piece: which one-piece splitter depends on Hypothesis's
+    # shrinker (whole_args on the oldest release the pyproject allows)
+    assert str(smallest.quirks[0]) in {"split_args(pieces=1, max_size=8)", "whole_args"}
     assert isinstance(smallest.plan, Plan)
 
 
