@@ -22,23 +22,22 @@ __all__ = [
 ]
 
 
+_JSON_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),  # before int: a bool is an int
+    (int, "integer"),
+    (float, "float"),
+    (str, "string"),
+    (Mapping, "object"),
+    (Sequence, "array"),
+)
+
+
 def json_type(value: Any) -> str:
     """The JSON type of a Python value as ``json.loads`` returns it (``integer`` apart)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, Sequence):
-        return "array"
-    return type(value).__name__
+    return next(
+        (name for kind, name in _JSON_TYPES if isinstance(value, kind)), type(value).__name__
+    )
 
 
 _NUMBERS = {"boolean", "integer", "float"}

@@ -53,7 +53,7 @@ JS_ACCUMULATOR = "langchain-js"
 JS_DIALECTS = ("openai_chat", "anthropic_messages")
 """The dialects LangChain.js reads, through ``ChatOpenAI`` and ``ChatAnthropic``."""
 PACKAGED = Path(__file__).parent / "js"
-_FILES = ("package.json", "package-lock.json", "merge.mjs", "subjects.mjs")
+_FILES = ("package.json", "package-lock.json", "chat_models.mjs", "merge.mjs", "subjects.mjs")
 _NEEDS = ("@langchain/core", "@langchain/openai", "@langchain/anthropic")
 _JOB = re.compile(r"^/job/(\d+)(/.*)$")
 _TIMEOUT = 300.0

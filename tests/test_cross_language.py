@@ -167,7 +167,8 @@ def js_reference() -> Path:
     import tooltape.plugin
 
     source = Path(tooltape.plugin.__file__).parent / "js"
-    return npm_installed(source, ("package.json", "package-lock.json", "merge.mjs"), ("ci",))
+    files = ("package.json", "package-lock.json", "chat_models.mjs", "merge.mjs")
+    return npm_installed(source, files, ("ci",))
 
 
 def test_differential_js_reports_where_langchain_js_and_python_merge_differently(

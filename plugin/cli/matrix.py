@@ -23,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from tooltape.plugin.cli._limit_options import limit_option
 from tooltape.plugin.cli.legend import MEANINGS, SYMBOLS, subject_key, subject_legend
 
 __all__ = ["cell_dict", "matrix"]
@@ -284,19 +285,15 @@ def _write_pins(cells: list[Any], previous: Any, path: Path | None) -> None:
     is_flag=True,
     help="Pin the installed langchain-core's outcome in the cells run (writes --reference).",
 )
-@click.option(
+@limit_option(
     "--cell-timeout",
-    type=click.FloatRange(min=0),
-    default=5.0,
-    show_default=True,
-    help="Seconds a subject may take over one cell before it is reported as hangs (0: none).",
+    5.0,
+    "Seconds a subject may take over one cell before it is reported as hangs (0: none).",
 )
-@click.option(
+@limit_option(
     "--cell-memory",
-    type=click.FloatRange(min=0),
-    default=1024.0,
-    show_default=True,
-    help="MiB a subject may grow the process by over one cell: else memory (0: no bound).",
+    1024.0,
+    "MiB a subject may grow the process by over one cell: else memory (0: no bound).",
 )
 def matrix(
     adapters: tuple[str, ...],

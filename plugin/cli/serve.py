@@ -31,6 +31,7 @@ from typing import Any
 import click
 
 from tooltape.harness import TooltapeUsageError
+from tooltape.plugin.cli._limit_options import limit_option
 
 __all__ = ["serve"]
 
@@ -272,54 +273,36 @@ def _run(
 )
 @click.option("--max-requests", type=click.IntRange(min=1), help="Stop after N requests.")
 @click.option("--once", is_flag=True, help="Stop after one request (--max-requests 1).")
-@click.option(
-    "--log-requests",
-    type=click.IntRange(min=0),
-    default=100,
-    show_default=True,
-    help="Keep the last N requests in memory (the request log stays bounded).",
+@limit_option(
+    "--log-requests", 100, "Keep the last N requests in memory (the request log stays bounded)."
 )
-@click.option(
-    "--log-body-bytes",
-    type=click.IntRange(min=0),
-    default=64 * 1024,
-    show_default=True,
-    help="Keep at most N bytes of each logged request body.",
-)
-@click.option(
+@limit_option("--log-body-bytes", 64 * 1024, "Keep at most N bytes of each logged request body.")
+@limit_option(
     "--header-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    help="Seconds a client may take to send its headers before the connection closes.",
+    10.0,
+    "Seconds a client may take to send its headers before the connection closes.",
+    open_minimum=True,
 )
-@click.option(
+@limit_option(
     "--body-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=30.0,
-    show_default=True,
-    help="Seconds a client may take to send its body before it gets the provider's 408.",
+    30.0,
+    "Seconds a client may take to send its body before it gets the provider's 408.",
+    open_minimum=True,
 )
-@click.option(
-    "--max-body-bytes",
-    type=click.IntRange(min=1),
-    default=32 * 1024 * 1024,
-    show_default=True,
-    help="Larger request bodies get the provider's 413.",
+@limit_option(
+    "--max-body-bytes", 32 * 1024 * 1024, "Larger request bodies get the provider's 413.", minimum=1
 )
-@click.option(
+@limit_option(
     "--max-header-bytes",
-    type=click.IntRange(min=1),
-    default=64 * 1024,
-    show_default=True,
-    help="A request line and headers over this get a 431 and the connection closes.",
+    64 * 1024,
+    "A request line and headers over this get a 431 and the connection closes.",
+    minimum=1,
 )
-@click.option(
+@limit_option(
     "--write-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=30.0,
-    show_default=True,
-    help="Seconds a client may read nothing of its response before its connection is reset.",
+    30.0,
+    "Seconds a client may read nothing of its response before its connection is reset.",
+    open_minimum=True,
 )
 def serve(
     dialects: tuple[str, ...],

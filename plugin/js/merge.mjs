@@ -9,28 +9,11 @@
 // tooltape's Python differential uses for langchain-core.
 import { AIMessageChunk } from "@langchain/core/messages";
 
+import { CHAT_MODELS } from "./chat_models.mjs";
+
 const ADAPTERS = {
-  openai_chat: async (url) => {
-    const { ChatOpenAI } = await import("@langchain/openai");
-    return new ChatOpenAI({
-      model: "gpt-4o",
-      apiKey: "sk-tooltape",
-      streaming: true,
-      maxRetries: 0,
-      configuration: { baseURL: `${url}/v1` },
-    });
-  },
-  anthropic_messages: async (url) => {
-    const { ChatAnthropic } = await import("@langchain/anthropic");
-    return new ChatAnthropic({
-      model: "claude-sonnet-4-5",
-      apiKey: "sk-ant-tooltape",
-      streaming: true,
-      maxRetries: 0,
-      maxTokens: 1024,
-      anthropicApiUrl: url,
-    });
-  },
+  openai_chat: (url) => CHAT_MODELS.openai_chat(`${url}/v1`),
+  anthropic_messages: (url) => CHAT_MODELS.anthropic_messages(url),
 };
 
 function toolSpec(name) {

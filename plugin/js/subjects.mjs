@@ -8,28 +8,7 @@
 // {"key", "valid": [{name, args, id}], "invalid": [...], "error": {"type", "message"} | null,
 //  "hangs": bool, "ms": number}. Valid calls have an object `args`; invalid ones keep the raw text.
 
-const CHAT_OPENAI = async (url) => {
-  const { ChatOpenAI } = await import("@langchain/openai");
-  return new ChatOpenAI({
-    model: "gpt-4o",
-    apiKey: "sk-tooltape",
-    streaming: true,
-    maxRetries: 0,
-    configuration: { baseURL: url },
-  });
-};
-
-const CHAT_ANTHROPIC = async (url) => {
-  const { ChatAnthropic } = await import("@langchain/anthropic");
-  return new ChatAnthropic({
-    model: "claude-sonnet-4-5",
-    apiKey: "sk-ant-tooltape",
-    streaming: true,
-    maxRetries: 0,
-    maxTokens: 1024,
-    anthropicApiUrl: url,
-  });
-};
+import { CHAT_MODELS } from "./chat_models.mjs";
 
 const VERCEL_OPENAI = async (url) => {
   const { createOpenAI } = await import("@ai-sdk/openai");
@@ -45,7 +24,7 @@ const PROMPT = "What is the weather in Paris?";
 
 // LangChain.js: .stream() merged with concat, as an application's `full = full.concat(chunk)`.
 async function langchainJs(job, signal) {
-  const factory = { openai_chat: CHAT_OPENAI, anthropic_messages: CHAT_ANTHROPIC }[job.dialect];
+  const factory = CHAT_MODELS[job.dialect];
   const model = await factory(job.url);
   const bound = model.bindTools(job.tools);
   let merged;

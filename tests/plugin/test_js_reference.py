@@ -51,6 +51,7 @@ def test_without_the_packages_the_default_skips_with_the_install_command(tmp_pat
     assert {p.name for p in (tmp_path / "js").iterdir()} == {
         "package.json",
         "package-lock.json",
+        "chat_models.mjs",
         "merge.mjs",
         "subjects.mjs",
     }
