@@ -76,37 +76,5 @@ __all__ = [
 
 # Public names are imported on first use: importing any submodule runs this file first,
 # and `tooltape inspect` should not pay for the chat model, the ASGI app and the transports.
-_LAZY: dict[str, str] = {
-    "FakeProviderApp": "_asgi",
-    "BodyProblem": "_body",
-    "IdShape": "_call_ids",
-    "FakeHistoryRejected": "_chat_model",
-    "FakeStreamError": "_chat_model",
-    "FakeToolStreamingModel": "_chat_model",
-    "ScriptedTurn": "_chat_model",
-    "Dialect": "_dialect",
-    "EventQuirks": "_dialect",
-    "ProviderEvent": "_dialect",
-    "FakeTransport": "_httpx2_transport",
-    "patch_httpx2": "_httpx2_transport",
-    "ServerLimits": "_limits",
-    "FakeProvider": "_provider",
-    "ProviderRouter": "_provider",
-    "dialect_names": "_registry",
-    "get_dialect": "_registry",
-    "register_dialect": "_registry",
-    "register_profile": "_registry",
-    "add_respx_routes": "_respx",
-    "patch_httpx": "_respx",
-    "serve_in_thread": "_server",
-    "decode_sse": "_sse",
-    "ProviderError": "_wire",
-    "ProviderRequest": "_wire",
-    "Wire": "_wire",
-    "profile_table": "dialects.openai_compatible._profiles",
-}
-"""Which private module defines each public name."""
-
-
-if not _typing.TYPE_CHECKING:  # mypy reads the imports above; a typo stays an error
-    __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
+if not _typing.TYPE_CHECKING:  # the imports above say where each name lives
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())

@@ -1,37 +1,72 @@
 """Lazy package facades (PEP 562), shared by the four packages' ``__init__`` modules.
 
-A facade lists its public names in ``__all__`` and, in a table, the private
-module that defines each one; a name is imported on first use and then cached
-in the package's namespace, so the next lookup is a plain attribute.
+A facade lists its public names in ``__all__`` and imports each one under
+``if TYPE_CHECKING:``, which is what mypy, IDEs and the docs read. At run time
+that block does not run: :func:`lazy_exports` reads it from the facade's source
+instead, so the import line is the one place that says where a name lives. A
+name is imported on first use and then cached in the package's namespace, so
+the next lookup is a plain attribute.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
-    package: str, defined_in: Mapping[str, str], namespace: dict[str, Any]
+    package: str, namespace: dict[str, Any]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` of ``package``.
+    """The ``__getattr__`` and ``__dir__`` of ``package``, whose ``globals()`` is ``namespace``.
 
-    ``defined_in`` maps each public name to its module, relative to ``package``;
-    ``namespace`` is the package's ``globals()``.
+    Raises:
+        ImportError: A name of ``__all__`` that the facade's ``TYPE_CHECKING`` block
+            does not import.
     """
+    defined_in = _type_checking_imports(Path(namespace["__file__"]), package)
+    unsourced = sorted(set(namespace["__all__"]) - set(defined_in))
+    if unsourced:
+        raise ImportError(
+            f"{package}.__all__ names {', '.join(unsourced)}, which its TYPE_CHECKING "
+            "block does not import"
+        )
 
     def __getattr__(name: str) -> Any:
         module = defined_in.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        value = getattr(importlib.import_module(module), name)
         namespace[name] = value
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*namespace, *namespace.get("__all__", ())})
+        return sorted({*namespace, *namespace["__all__"]})
 
     return __getattr__, __dir__
+
+
+def _type_checking_imports(init_file: Path, package: str) -> dict[str, str]:
+    """Each name the facade imports under ``if TYPE_CHECKING:``, with its module."""
+    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    defined_in: dict[str, str] = {}
+    for block in tree.body:
+        if not (isinstance(block, ast.If) and _is_type_checking(block.test)):
+            continue
+        for statement in block.body:
+            if isinstance(statement, ast.ImportFrom) and statement.module is not None:
+                for alias in statement.names:
+                    if alias.asname not in (None, alias.name):
+                        raise ImportError(f"{package}: import {alias.name} under its own name")
+                    defined_in[alias.name] = statement.module
+    return defined_in
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``<module>.TYPE_CHECKING``."""
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING"

@@ -42,21 +42,5 @@ __all__ = [
     "run_matrix",
 ]
 
-_LAZY = {
-    "FakeSession": "_fakes",
-    "ScriptedProvider": "_fakes",
-    "ScenarioCase": "_cases",
-    "TooltapeSnapshotExtension": "_snapshot",
-    "describe_for_snapshot": "_snapshot",
-    "Subject": "_subjects",
-    "check_subject": "_subjects",
-    "Cell": "_engine.run",
-    "Result": "_engine.run",
-    "run_matrix": "_engine.run",
-    "differential": "_engine.differential",
-    "differential_table": "_engine.differential",
-}
-"""Which private module defines each public name."""
-
-if not _typing.TYPE_CHECKING:  # mypy reads the imports above; a typo stays an error
-    __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, globals())
+if not _typing.TYPE_CHECKING:  # the imports above say where each name lives
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())

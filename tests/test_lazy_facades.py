@@ -7,13 +7,16 @@ never uses. These tests pin that the facades stay complete and cheap.
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import tooltape.cassettes
 import tooltape.fake_providers
+from tooltape.harness._lazy import _type_checking_imports
 
 FACADES = [tooltape.cassettes, tooltape.fake_providers]
 
@@ -57,3 +60,42 @@ def test_the_entry_point_is_the_plugin_module_with_every_hook_and_fixture(pytest
     assert entry.load() is _pytest_plugin
     assert pytestconfig.pluginmanager.get_plugin("tooltape") is _pytest_plugin
     assert {"fake_openai", "tooltape_cassette", "pytest_runtest_call"} <= set(dir(_pytest_plugin))
+
+
+ALL_FACADES = [
+    "tooltape.cassettes",
+    "tooltape.fake_providers",
+    "tooltape.harness",
+    "tooltape.plugin",
+]
+
+
+@pytest.mark.parametrize("package", ALL_FACADES)
+def test_each_public_name_is_imported_once_under_type_checking_and_loads_from_there(package):
+    facade = importlib.import_module(package)
+    defined_in = _type_checking_imports(Path(facade.__file__), package)
+    assert sorted(defined_in) == sorted(facade.__all__)
+    for name, module in defined_in.items():
+        assert getattr(facade, name) is getattr(importlib.import_module(module), name), name
+    with pytest.raises(AttributeError, match="has no attribute 'reference_marge'"):
+        _ = facade.reference_marge
+
+
+def test_a_public_name_the_type_checking_block_does_not_import_fails_the_import(tmp_path):
+    package = tmp_path / "halfdone"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "import typing\n"
+        "from tooltape.harness._lazy import lazy_exports\n"
+        "if typing.TYPE_CHECKING:\n"
+        "    from halfdone._made import made\n"
+        '__all__ = ["made", "forgotten"]\n'
+        "__getattr__, __dir__ = lazy_exports(__name__, globals())\n"
+    )
+    code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import halfdone"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert (
+        "ImportError: halfdone.__all__ names forgotten, which its TYPE_CHECKING block "
+        "does not import"
+    ) in done.stderr

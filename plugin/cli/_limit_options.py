@@ -20,7 +20,7 @@ def limit_option(
     An ``int`` or a ``float`` as ``default`` is; at least ``minimum``, or above it when
     ``open_minimum``.
     """
-    kind: click.ParamType
+    kind: click.IntRange | click.FloatRange
     if isinstance(default, int):
         kind = click.IntRange(min=minimum + open_minimum)
     else:

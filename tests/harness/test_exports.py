@@ -54,17 +54,6 @@ def test_importing_the_harness_pulls_neither_hypothesis_nor_requests():
     assert done.stdout.strip() == "[]"
 
 
-def test_every_lazy_name_is_in_all_and_loads_from_its_module():
-    import tooltape.harness as harness
-
-    assert sorted(harness._LAZY) == sorted(harness.__all__)
-    for name, module in harness._LAZY.items():
-        defined = importlib.import_module(f"tooltape.harness.{module}")
-        assert getattr(harness, name) is getattr(defined, name), name
-    with pytest.raises(AttributeError, match="has no attribute 'reference_marge'"):
-        harness.reference_marge  # noqa: B018
-
-
 def test_the_harness_facade_keeps_what_writing_a_quirk_needs_and_no_quirk_class():
     import tooltape.harness as harness
     import tooltape.harness.quirks as catalogue
