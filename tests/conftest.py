@@ -57,3 +57,23 @@ def headless_chromium(tmp_path_factory: pytest.TempPathFactory) -> DumpDom:
         )  # fmt: skip
 
     return dump_dom
+
+
+@pytest.fixture
+def without_modules(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """``without_modules("litellm", "llama_index")``: those modules (and their submodules)
+    look absent to ``importlib.util.find_spec`` for the rest of the test, as on a machine
+    that never installed them; everything else is found as usual."""
+    import importlib.util
+
+    def hide(*names: str) -> None:
+        real = importlib.util.find_spec
+
+        def find_spec(name: str, *args: object) -> object:
+            if any(name == hidden or name.startswith(f"{hidden}.") for hidden in names):
+                return None
+            return real(name, *args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+
+    return hide

@@ -10,10 +10,10 @@ what it does, so a Haystack release that changes any of them shows here and in
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -97,11 +97,8 @@ def test_haystack_is_imported_without_telemetry_and_leaves_the_environment(tmp_p
 
 
 def test_an_absent_haystack_is_listed_with_its_install_line(
-    monkeypatch: pytest.MonkeyPatch,
+    without_modules: Callable[..., None],
 ) -> None:
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "haystack" else real(name, *a)
-    )
+    without_modules("haystack")
     assert skipped_subjects(["openai_chat"], ["haystack"]) == {"haystack": INSTALL}
     assert skipped_subjects(["anthropic_messages"], ["haystack"]) == {"haystack": INSTALL}

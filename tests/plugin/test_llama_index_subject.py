@@ -10,7 +10,7 @@ and skip elsewhere with the install line.
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 
 import pytest
 
@@ -82,14 +82,9 @@ def test_every_cell_is_as_the_expectations_file_says(cells: dict[tuple[str, str]
 
 
 def test_an_absent_llama_index_is_listed_with_its_install_line(
-    monkeypatch: pytest.MonkeyPatch,
+    without_modules: Callable[..., None],
 ) -> None:
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name.startswith("llama_index") else real(name, *a),
-    )
+    without_modules("llama_index")
     assert skipped_subjects(["openai_chat", "anthropic_messages"], SUBJECTS) == dict.fromkeys(
         SUBJECTS, INSTALL
     )

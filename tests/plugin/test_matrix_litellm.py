@@ -9,7 +9,7 @@ that a missing LiteLLM is listed with its install line instead of vanishing.
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 
 import pytest
 
@@ -75,11 +75,10 @@ def test_keeping_a_name_once_where_langchain_core_doubles_it_is_better(
     assert detail.startswith("better than the reference: recovers the plan")
 
 
-def test_an_absent_litellm_is_listed_with_its_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "litellm" else real(name, *a)
-    )
+def test_an_absent_litellm_is_listed_with_its_install_line(
+    without_modules: Callable[..., None],
+) -> None:
+    without_modules("litellm")
     skipped = skipped_subjects(["openai_chat", "gemini"], None)
     assert skipped["litellm"] == "pip install 'tooltape[subjects]'"
     # the others are the subjects of their own nox sessions, when absent

@@ -10,7 +10,7 @@ extra only (it downgrades websockets): ``nox -s subjects`` runs this module.
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 
 import pytest
 
@@ -108,12 +108,9 @@ def test_every_cell_is_as_the_expectations_file_says(cells: dict[tuple[str, str]
 
 
 def test_an_absent_openai_agents_is_listed_with_its_install_line(
-    monkeypatch: pytest.MonkeyPatch,
+    without_modules: Callable[..., None],
 ) -> None:
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "agents" else real(name, *a)
-    )
+    without_modules("agents")
     assert skipped_subjects(["openai_chat", "openai_responses"], ["openai-agents"]) == {
         "openai-agents": "pip install 'tooltape[subjects]'"
     }

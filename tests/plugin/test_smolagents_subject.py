@@ -8,7 +8,7 @@ here and in ``tooltape matrix``.
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 
 import pytest
 
@@ -72,13 +72,8 @@ def test_every_cell_is_as_the_expectations_file_says(cells: dict[tuple[str, str]
 
 
 def test_an_absent_smolagents_is_listed_with_its_install_line(
-    monkeypatch: pytest.MonkeyPatch,
+    without_modules: Callable[..., None],
 ) -> None:
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "smolagents" else real(name, *a),
-    )
+    without_modules("smolagents")
     assert skipped_subjects(["openai_chat", "mistral"], ["smolagents"]) == {"smolagents": INSTALL}
     assert skipped_subjects(["anthropic_messages"], ["smolagents"]) == {}
