@@ -51,7 +51,7 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness._index_routing import Guess, glued_ids, guessed_joins, shares_an_index
 from tooltape.harness._json_text import loads
-from tooltape.harness._models import Hazard
+from tooltape.harness._models import Hazard, HazardKind
 
 __all__ = ["find_hazards", "is_repeated_name"]
 
@@ -243,63 +243,46 @@ def _chunk_hazards(
     """The hazards of one merged chunk, or ``None`` (most chunks: nothing is built)."""
     name, call_id, args = chunk.get("name"), chunk.get("id"), chunk.get("args")
     found: list[Hazard] = []
+
+    def add(kind: HazardKind, detail: str) -> None:
+        found.append(Hazard(kind=kind, position=position, call_id=call_id, detail=detail))
+
     problem = _args_problem(args) if is_valid else None
     if problem and (args or "").strip():
-        found.append(
-            Hazard(
-                kind="args_repaired",
-                position=position,
-                call_id=call_id,
-                detail=f"args {_tail(args)} are not complete JSON ({problem}); "
-                "parse_partial_json repaired them into a valid call",
-            )
+        add(
+            "args_repaired",
+            f"args {_tail(args)} are not complete JSON ({problem}); "
+            "parse_partial_json repaired them into a valid call",
         )
     if name:
         base = _repeated(name, known)
         if base is not None:
-            found.append(
-                Hazard(
-                    kind="repeated_name",
-                    position=position,
-                    call_id=call_id,
-                    detail=f"name {name!r} is {base!r} repeated; the provider sent the name "
-                    "on every chunk",
-                )
+            add(
+                "repeated_name",
+                f"name {name!r} is {base!r} repeated; the provider sent the name on every chunk",
             )
         known_bare = call_id and lanes.bare
         bare_id = lanes.bare_id(chunk.get("index"), name, call_id) if known_bare else None
         if bare_id is not None:
-            found.append(
-                Hazard(
-                    kind="id_changed",
-                    position=position,
-                    call_id=call_id,
-                    detail=f"{name!r} at index {chunk.get('index')} came again under id "
-                    f"{call_id!r} before call {bare_id!r} had arguments; langchain-core split "
-                    "it in two",
-                )
+            add(
+                "id_changed",
+                f"{name!r} at index {chunk.get('index')} came again under id "
+                f"{call_id!r} before call {bare_id!r} had arguments; langchain-core split "
+                "it in two",
             )
         return found or None
     sibling_id = lanes.sibling_id(chunk.get("index"), call_id)
     if sibling_id is not None and call_id:
-        found.append(
-            Hazard(
-                kind="id_changed",
-                position=position,
-                call_id=call_id,
-                detail=f"the call at index {chunk.get('index')} changed id from "
-                f"{sibling_id!r} to {call_id!r}; langchain-core split it in two",
-            )
+        add(
+            "id_changed",
+            f"the call at index {chunk.get('index')} changed id from "
+            f"{sibling_id!r} to {call_id!r}; langchain-core split it in two",
         )
     else:
-        found.append(
-            Hazard(
-                kind="orphan_fragment",
-                position=position,
-                call_id=call_id,
-                detail=f"a nameless fragment (index {chunk.get('index')!r}, args "
-                f"{_tail(args)}) became a call of its own",
-            )
+        add(
+            "orphan_fragment",
+            f"a nameless fragment (index {chunk.get('index')!r}, args "
+            f"{_tail(args)}) became a call of its own",
         )
     return found
 
