@@ -51,7 +51,15 @@ from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
 from tooltape.plugin._engine.expectations import Expectations
 from tooltape.plugin._engine.reference_pins import ReferencePins
 from tooltape.plugin._engine.subjects import Adapter, Merged, adapters
-from tooltape.plugin._engine.turns import Text, Turn, plan_text, text_lines, text_verdict, wire_text
+from tooltape.plugin._engine.turns import (
+    Text,
+    Turn,
+    keeps_plan,
+    plan_text,
+    text_lines,
+    text_verdict,
+    wire_text,
+)
 
 if TYPE_CHECKING:
     from tooltape.plugin._engine.js_subjects import BatchOutcome
@@ -273,27 +281,17 @@ def is_lossless(scenario: Scenario, dialect: Dialect) -> bool:
 
 
 def _reference_outcome(
-    want: Merged,
-    reference: MergeResult,
-    scenario: Scenario,
-    lossless: bool,
-    text: tuple[Text, Text | None] | None = None,
+    want: Merged, reference: MergeResult, scenario: Scenario, lossless: bool
 ) -> tuple[str, str]:
     """The reference's own ``(status, detail)``: the plan check, then its hazards.
 
-    ``text``: the plan's text and the wire's; in a lossless cell the texts must agree.
+    Its text is the wire's: that a lossless wire carries the plan's text is the
+    dialect's to keep (``tests/plugin/test_subject_text.py`` holds every bundled cell to it).
     """
     if lossless:
         planned = scenario.plan.expected_calls()
-        planned_text, wired = text or (None, None)
-        texts: tuple[list[str], list[str]] = ([], [])
-        # The text only: a provider may send the text after a call before the call's
-        # last fragment (xAI sends calls whole at the end), which is its order to choose.
-        if planned_text is not None and wired is not None and planned_text.text != wired.text:
-            shown = Turn([], [], wired.text)
-            texts = (text_lines(shown, planned_text), text_lines(shown, None))
-        if _plan_view(want, planned) != (planned, []) or texts[0] != texts[1]:
-            return "differs", _diff((planned, []), want, "plan", "merged", texts)
+        if _plan_view(want, planned) != (planned, []):
+            return "differs", _diff((planned, []), want, "plan", "merged")
     return ("hazard", "; ".join(map(str, reference.hazards))) if reference.hazards else ("pass", "")
 
 
@@ -473,8 +471,13 @@ def _subject_outcome(cell: Cell, turn: Turn) -> tuple[str, str]:
     does not is better, any other difference worse.
     """
     want, got = cell.reference_calls, turn.calls
-    reported = turn.text is not None or turn.parts is not None
-    score, why = text_verdict(turn, cell.reference_text, cell.plan_text) if reported else (0, "")
+    # A turn with the plan's text and order has what the wire carries (a lossless wire carries
+    # the plan's; a lossy one no more): the wire is read only for a turn that differs.
+    score, why = (
+        (0, "")
+        if keeps_plan(turn, cell.plan_text)
+        else (text_verdict(turn, cell.reference_text, cell.plan_text))
+    )
     texts: tuple[list[str], list[str]] = ([], [])
     if score:
         texts = (text_lines(turn, cell.reference_text), text_lines(turn, None))
@@ -568,10 +571,7 @@ def _better(cell: Cell, got: Merged) -> str:
 def _reference_result(cell: Cell, scenario: Scenario) -> Result:
     assert cell.reference is not None
     # The reference's calls are worked out with the preparation: every subject compares with them.
-    text = (cell.plan_text, cell.reference_text) if cell.lossless else None
-    outcome = _reference_outcome(
-        cell.reference_calls, cell.reference, scenario, cell.lossless, text
-    )
+    outcome = _reference_outcome(cell.reference_calls, cell.reference, scenario, cell.lossless)
     return Result("reference", *outcome)
 
 

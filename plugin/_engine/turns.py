@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from tooltape.fake_providers import Dialect, Wire
     from tooltape.harness import Plan
 
-__all__ = ["Text", "Turn", "plan_text", "text_lines", "text_verdict", "wire_text"]
+__all__ = ["Text", "Turn", "keeps_plan", "plan_text", "text_lines", "text_verdict", "wire_text"]
 
 Merged = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -129,6 +129,12 @@ def _aspects(turn: Turn) -> Iterable[tuple[str, Any]]:
         yield "text", turn.text
     if turn.parts is not None:
         yield "parts", turn.parts
+
+
+def keeps_plan(got: Turn, plan: Text) -> bool:
+    """True when every aspect ``got`` reports (text, parts) is the plan's."""
+    text, parts = got.text, got.parts
+    return (text is None or text == plan.text) and (parts is None or parts == plan.parts)
 
 
 def text_verdict(got: Turn, reference: Text | None, plan: Text) -> tuple[int, str]:

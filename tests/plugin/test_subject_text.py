@@ -14,13 +14,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tooltape.cassettes import get_scenario
-from tooltape.harness import TooltapeAssertionError
+from tooltape.cassettes import bundled_scenarios, get_scenario
+from tooltape.fake_providers import dialect_names, get_dialect
+from tooltape.harness import TooltapeAssertionError, TooltapeUsageError
 from tooltape.plugin import Subject, Turn, check_subject, differential
 from tooltape.plugin._engine.expectations import Expectations
-from tooltape.plugin._engine.run import Cell, _reference_outcome, run_matrix
+from tooltape.plugin._engine.run import Cell, is_lossless, run_matrix
 from tooltape.plugin._engine.subjects import message_text
-from tooltape.plugin._engine.turns import Text
+from tooltape.plugin._engine.turns import Text, plan_text, wire_text
 from tooltape.plugin._subjects import as_adapter
 
 
@@ -115,20 +116,32 @@ def test_a_subject_that_reports_calls_only_is_not_judged_on_text() -> None:
     assert check_subject(subject, scenarios=["text_around_call"]) == []
 
 
-def test_the_reference_text_is_the_wires_and_a_lossless_cell_fails_where_it_is_not_the_plans():
-    cell = _cell("keeps")
+def test_the_wire_is_read_only_for_a_turn_that_is_not_the_plans_and_then_dropped() -> None:
     said = "Let me check the weather. I will tell you what it says."
+    kept, dropped = _cell("keeps"), _cell("drops_text_after")
 
-    assert cell.wire is None  # read while the subjects ran, then dropped
-    assert cell.reference_text == Text(said, ("text", "call", "text"))
-    assert cell.plan_text == cell.reference_text
-    assert cell.reference is not None
-    lost = (cell.plan_text, Text("Let me check the weather.", ("text", "call")))
-    status, detail = _reference_outcome(
-        cell.reference_calls, cell.reference, cell.scenario, True, lost
-    )
-    assert status == "differs"
-    assert f'-text "{said}"' in detail and '+text "Let me check the weather."' in detail
+    assert kept.plan_text == Text(said, ("text", "call", "text"))
+    assert kept.wire is None and kept.reference_text is None  # never read: it kept the plan
+    assert dropped.wire is None and dropped.reference_text == kept.plan_text
+
+
+def test_every_lossless_bundled_wire_carries_the_plans_text() -> None:
+    # What lets a turn with the plan's text skip reading the wire (and the reference's text
+    # be the wire's): a dialect that loses or invents text in a lossless cell fails here.
+    checked = []
+    for dialect in map(get_dialect, dialect_names(profiles=True)):
+        for scenario in bundled_scenarios():
+            if not is_lossless(scenario, dialect):
+                continue
+            try:
+                wire = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
+            except TooltapeUsageError:
+                continue
+            said = wire_text(dialect, wire)
+            where = f"{scenario.name} x {dialect.name}"
+            assert said is not None and said.text == plan_text(scenario.plan).text, where
+            checked.append(where)
+    assert len(checked) > 300
 
 
 @pytest.mark.parametrize(
