@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from tooltape.fake_providers._integration import RawCall, ToolSpec
+from tooltape.fake_providers._integration import RawTurn, ToolSpec
 
 __all__ = ["HAYSTACK_INSTALL", "anthropic_generator", "generator_turn", "openai_generator"]
 
@@ -105,8 +105,11 @@ def _never_called(**_: Any) -> str:  # pragma: no cover - a generator only prepa
     raise AssertionError("a chat generator does not run the tools it offers")
 
 
-def generator_turn(generator: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
-    """Stream one turn through ``generator`` offering ``tools``; the calls of its reply."""
+def generator_turn(generator: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    """Stream one turn through ``generator`` offering ``tools``; the calls and text of its reply.
+
+    A reply keeps its texts apart from its tool calls: no order of parts.
+    """
     haystack = _haystack()
     tool: Callable[..., Any] = haystack.tools.Tool
     offered = [tool(name, name, schema, _never_called) for name, schema in tools]
@@ -114,4 +117,5 @@ def generator_turn(generator: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     replies = generator.run([prompt], tools=offered)
     # Haystack says "no id" with "" (its ToolCall id is ``str | None``): None, as langchain-core.
     calls = [c for reply in replies["replies"] for c in reply.tool_calls]
-    return [(c.tool_name, c.arguments, c.id or None) for c in calls]
+    text = "".join(t for reply in replies["replies"] for t in reply.texts)
+    return RawTurn([(c.tool_name, c.arguments, c.id or None) for c in calls], text)

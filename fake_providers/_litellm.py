@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, RawCall, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, RawTurn, ToolSpec
 
 __all__ = ["LITELLM_INSTALL", "litellm_accumulator"]
 
@@ -115,12 +115,13 @@ def _own_event_loop() -> Iterator[None]:
         loop.close()
 
 
-def _run(route: _Route, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _run(route: _Route, tools: Sequence[ToolSpec]) -> RawTurn:
     with _own_event_loop():
         return _stream(route, tools)
 
 
-def _stream(route: _Route, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _stream(route: _Route, tools: Sequence[ToolSpec]) -> RawTurn:
+    """The calls and text of ``stream_chunk_builder``'s message (one content string: no order)."""
     litellm = _litellm()
     offered = [
         {"type": "function", "function": {"name": n, "description": n, "parameters": s}}
@@ -137,6 +138,7 @@ def _stream(route: _Route, tools: Sequence[ToolSpec]) -> list[RawCall]:
     chunks = list(stream)
     message = litellm.stream_chunk_builder(chunks, messages=_PROMPT)
     if message is None:
-        return []
-    calls = message.choices[0].message.tool_calls or []
-    return [(c.function.name, c.function.arguments, c.id) for c in calls]
+        return RawTurn([], "")
+    built = message.choices[0].message
+    calls = [(c.function.name, c.function.arguments, c.id) for c in built.tool_calls or []]
+    return RawTurn(calls, built.content or "")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, RawCall, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, RawTurn, ToolSpec
 
 __all__ = ["LLAMA_INDEX_INSTALL", "llama_index_accumulator"]
 
@@ -72,8 +72,11 @@ def _anthropic_llm(served: str, http_client: Any = None) -> Any:
     )
 
 
-def stream_turn(llm: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
-    """Stream one turn through ``llm`` offering ``tools``; the calls llama-index extracted."""
+def stream_turn(llm: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    """Stream one turn through ``llm`` offering ``tools``; the calls llama-index extracted.
+
+    The text is the last response's message content (llama-index accumulates it), in no order.
+    """
     offered = [_tool(name, schema) for name, schema in tools]
     responses = llm.stream_chat_with_tools(
         offered, user_msg=_PROMPT, allow_parallel_tool_calls=True
@@ -82,10 +85,11 @@ def stream_turn(llm: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     for response in responses:
         last = response
     if last is None:
-        return []
+        return RawTurn([], "")
     selections = llm.get_tool_calls_from_response(last, error_on_no_tool_call=False)
     # ToolSelection says "no id" with "" (``tool_call_id or ""``): None, as langchain-core.
-    return [(s.tool_name, s.tool_kwargs, s.tool_id or None) for s in selections]
+    calls = [(s.tool_name, s.tool_kwargs, s.tool_id or None) for s in selections]
+    return RawTurn(calls, last.message.content or "")
 
 
 def llama_index_accumulator(dialect: str) -> Accumulator:

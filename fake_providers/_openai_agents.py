@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, RawCall, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, RawTurn, ToolSpec
 
 __all__ = ["OPENAI_AGENTS_INSTALL", "openai_agents_accumulator"]
 
@@ -51,7 +51,7 @@ def _tool(name: str, schema: dict[str, Any]) -> Any:
     )
 
 
-async def _turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+async def _turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     from agents import Agent, RunConfig, Runner  # type: ignore[import-not-found,unused-ignore]
 
     agent: Agent[None] = Agent(name="tooltape", model=model, tools=[_tool(n, s) for n, s in tools])
@@ -63,14 +63,15 @@ async def _turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
         async for event in events:
             if event.type == "raw_response_event" and event.data.type == "response.completed":
                 result.cancel()
-                output = event.data.response.output
-                return [
-                    (o.name, o.arguments, o.call_id) for o in output if o.type == "function_call"
-                ]
-    return []  # pragma: no cover - a stream with no completed response raises
+                from tooltape.fake_providers.dialects.openai_responses._integration import (
+                    response_turn,
+                )
+
+                return response_turn(event.data.response.output)
+    return RawTurn([])  # pragma: no cover - a stream with no completed response raises
 
 
-def _run(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _run(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     return asyncio.run(_turn(model, tools))
 
 

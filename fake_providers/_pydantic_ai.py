@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, RawCall, ToolSpec
+from tooltape.fake_providers._integration import Accumulator, RawCall, RawTurn, ToolSpec, part_runs
 
 __all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn", "pydantic_ai_accumulator"]
 
@@ -29,9 +29,9 @@ def _never_called(**_: Any) -> str:  # pragma: no cover - the run stops before t
     raise AssertionError("tooltape stops the agent run before it calls a tool")
 
 
-async def _turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+async def _turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     from pydantic_ai import Agent, Tool
-    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.messages import TextPart, ToolCallPart
 
     offered = [Tool.from_schema(_never_called, name, name, schema) for name, schema in tools]
     agent: Agent[None, str] = Agent(model, tools=offered)
@@ -43,16 +43,22 @@ async def _turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
                         pass
             elif Agent.is_call_tools_node(node):
                 parts = node.model_response.parts
-                return [
+                calls: list[RawCall] = [
                     (p.tool_name, p.args, p.tool_call_id)
                     for p in parts
                     if isinstance(p, ToolCallPart)
                 ]
-    return []  # pragma: no cover - a streamed request is always followed by its tools node
+                text = "".join(p.content for p in parts if isinstance(p, TextPart))
+                kinds = [
+                    "call" if isinstance(p, ToolCallPart) else "text" * isinstance(p, TextPart)
+                    for p in parts
+                ]
+                return RawTurn(calls, text, part_runs(kinds))
+    return RawTurn([])  # pragma: no cover - a streamed request is always followed by its tools node
 
 
-def agent_turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
-    """Stream one agent turn through ``model`` offering ``tools``; the calls it merged."""
+def agent_turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    """Stream one agent turn through ``model`` offering ``tools``; its calls, text and order."""
     return asyncio.run(_turn(model, tools))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import RawCall, ToolSpec
+from tooltape.fake_providers._integration import RawTurn, ToolSpec
 
 __all__ = ["SMOLAGENTS_INSTALL", "openai_server_model", "stream_turn"]
 
@@ -57,8 +57,8 @@ def _tool(name: str, schema: dict[str, Any]) -> Any:
     return Offered()
 
 
-def stream_turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
-    """Stream one step through ``model`` offering ``tools``; the calls smolagents merged."""
+def stream_turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    """Stream one step through ``model`` offering ``tools``; the calls and text it merged."""
     from smolagents.models import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
         agglomerate_stream_deltas,
     )
@@ -68,4 +68,6 @@ def stream_turn(model: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     message = agglomerate_stream_deltas(deltas)
     calls = message.tool_calls or []
     # agglomerate_stream_deltas writes "no id" as "" (``id or ""``): None, as langchain-core.
-    return [(c.function.name, c.function.arguments, c.id or None) for c in calls]
+    made = [(c.function.name, c.function.arguments, c.id or None) for c in calls]
+    content = message.content
+    return RawTurn(made, content if isinstance(content, str) else "")  # one string: no order

@@ -25,7 +25,7 @@ if _typing.TYPE_CHECKING:
     from tooltape.plugin._engine.run import Cell, Result, run_matrix
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension, describe_for_snapshot
-    from tooltape.plugin._subjects import Subject, check_subject
+    from tooltape.plugin._subjects import Subject, Turn, check_subject
 
 __all__ = [
     "Cell",
@@ -35,6 +35,7 @@ __all__ = [
     "ScriptedProvider",
     "Subject",
     "TooltapeSnapshotExtension",
+    "Turn",
     "check_subject",
     "describe_for_snapshot",
     "differential",

@@ -18,9 +18,7 @@ Three ways to bring one:
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -28,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tooltape.harness import TooltapeAssertionError, TooltapeUsageError
+from tooltape.plugin._engine.turns import Turn
 
 if TYPE_CHECKING:
-    from tooltape.plugin._engine.subjects import Adapter, Merged
+    from tooltape.plugin._engine.subjects import Adapter
     from tooltape.plugin.cli.findings import Finding
 
-__all__ = ["ENTRY_POINT_GROUP", "Subject", "check_subject", "load_subjects"]
+__all__ = ["ENTRY_POINT_GROUP", "Subject", "Turn", "check_subject", "load_subjects"]
 
 ENTRY_POINT_GROUP = "tooltape.subjects"
 """The entry-point group whose factories add subjects to every ``tooltape matrix`` run."""
@@ -50,30 +49,18 @@ class Subject:
         name: How the matrix, the expectations file and ``--adapters`` name it.
         dialects: The dialects it reads (``openai_chat``, ``anthropic_messages``...).
         run: ``run(base_url, tools)``: stream one turn from ``base_url`` with ``tools``
-            bound and return the tool calls it made of it, in order.
+            bound and return the tool calls it made of it, in order; or a :class:`Turn`
+            (``Turn.of(calls, text=..., parts=...)``) so its text, and the order of
+            its text and calls, are judged too.
         requires: Modules that must be importable for it to run (else it is skipped).
         description: One line for the matrix's legend.
     """
 
     name: str
     dialects: tuple[str, ...]
-    run: Callable[[str, list[dict[str, Any]]], Iterable[ToolCall]]
+    run: Callable[[str, list[dict[str, Any]]], Iterable[ToolCall] | Turn]
     requires: tuple[str, ...] = ()
     description: str = ""
-
-
-def _merged(calls: Iterable[ToolCall]) -> Merged:
-    """The calls filed as valid (args a JSON object, or text that parses to one) or invalid."""
-    valid: list[dict[str, Any]] = []
-    invalid: list[dict[str, Any]] = []
-    for call in calls:
-        args = call.get("args")
-        if isinstance(args, str):
-            with contextlib.suppress(ValueError):
-                args = json.loads(args or "{}")
-        entry = {"name": call.get("name"), "args": args, "id": call.get("id")}
-        (valid if isinstance(args, dict) else invalid).append(entry)
-    return valid, invalid
 
 
 def as_adapter(subject: Subject) -> Adapter:
@@ -84,8 +71,9 @@ def as_adapter(subject: Subject) -> Adapter:
     def build(dialect: str, server_url: str) -> str:
         return server_url + urlsplit(get_dialect(dialect).base_url or "").path.rstrip("/")
 
-    def run(base_url: str, plan: Any) -> Merged:
-        return _merged(subject.run(base_url, tools_for(plan)))
+    def run(base_url: str, plan: Any) -> Turn:
+        made = subject.run(base_url, tools_for(plan))
+        return made if isinstance(made, Turn) else Turn.of(made)
 
     description = subject.description or f"{subject.name}: a user subject"
     return Adapter(

@@ -27,7 +27,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, dialect_names, get_dialect
-from tooltape.fake_providers._integration import Accumulator, installed
+from tooltape.fake_providers._integration import Accumulator, installed, raw_turn
 from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.harness import (
     Plan,
@@ -41,6 +41,7 @@ from tooltape.harness import (
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.plugin._engine.run import _Stage, _staged
 from tooltape.plugin._engine.subjects import accumulator_adapter
+from tooltape.plugin._engine.turns import wire_text
 
 __all__ = [
     "LANGCHAIN",
@@ -71,22 +72,30 @@ class AccumulatorResult:
     """``"<Exception>: <message>"`` when it raised (langchain-core keeps its calls as well)."""
     skipped: str | None = None
     """Why it did not run: the dialect cannot express the scenario, or a package is missing."""
+    text: str | None = None
+    """The turn's visible text as it kept it (langchain-core: the wire's); ``None``: not kept."""
 
     @property
     def outcome(self) -> Any:
-        """A comparable value: the calls, or the exception's name."""
+        """A comparable value: the calls (and the text, where kept), or the exception's name."""
         if self.calls is None:
             return ("raised", (self.error or "").split(":")[0])
         return json.dumps(self.calls, sort_keys=True, ensure_ascii=False)
 
-    def verdict(self, expected: list[ToolCallDict]) -> str:
-        """How the result compares with the plan: ``= plan``, ``≠ plan: ...``, ``raised ...``."""
+    def verdict(self, expected: list[ToolCallDict], text: str | None = None) -> str:
+        """How the result compares with the plan: ``= plan``, ``≠ plan: ...``, ``raised ...``.
+
+        ``text``: the plan's text, compared where the accumulator keeps its text.
+        """
         if self.skipped:
             return f"skipped: {self.skipped}"
         if self.calls is None:
             return f"raised {self.error}"
-        text = "= plan" if self.calls == expected else f"≠ plan: {_diff(self.calls, expected)}"
-        return f"{text} (then raised {self.error})" if self.error else text
+        problems = [] if self.calls == expected else [_diff(self.calls, expected)]
+        if text is not None and self.text is not None and self.text != text:
+            problems.append(_text_diff(self.text, text))
+        verdict = f"≠ plan: {'; '.join(problems)}" if problems else "= plan"
+        return f"{verdict} (then raised {self.error})" if self.error else verdict
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,8 @@ class DifferentialRow:
     """Whether the quirks keep the plan recoverable (else ``≠ plan`` is expected)."""
     results: tuple[AccumulatorResult, ...] = field(default=())
     """One result per accumulator and dialect."""
+    text: str = ""
+    """The plan's text: ``text_before`` then ``text_after``."""
 
     def result(self, accumulator: str, dialect: str | None = None) -> AccumulatorResult:
         """The result of ``accumulator`` (on ``dialect``, needed for langchain-core).
@@ -123,12 +134,19 @@ class DifferentialRow:
             if result.skipped or result.accumulator == LANGCHAIN:
                 continue
             reference = self.result(LANGCHAIN, result.dialect)
-            if reference.skipped or reference.outcome == result.outcome:
+            if reference.skipped:
+                continue
+            texts_differ = None not in (result.text, reference.text) and (
+                result.text != reference.text and result.calls is not None
+            )
+            if reference.outcome == result.outcome and not texts_differ:
                 continue
             if result.calls is None or reference.calls is None:
                 what = f"raised {result.error}" if result.calls is None else "returned calls"
-            else:
+            elif reference.outcome != result.outcome:
                 what = _diff(result.calls, reference.calls)
+            else:
+                what = _text_diff(result.text or "", reference.text or "")
             lines.append(
                 f"{result.accumulator} disagrees with {LANGCHAIN} on {result.dialect}: {what}"
             )
@@ -144,15 +162,17 @@ class DifferentialRow:
         return {
             "scenario": self.scenario,
             "expected": self.expected,
+            "text": self.text,
             "lossless": self.lossless,
             "results": [
                 {
                     "accumulator": r.accumulator,
                     "dialect": r.dialect,
                     "calls": r.calls,
+                    "text": r.text,
                     "error": r.error,
                     "skipped": r.skipped,
-                    "verdict": r.verdict(self.expected),
+                    "verdict": r.verdict(self.expected, self.text),
                 }
                 for r in self.results
             ],
@@ -185,6 +205,10 @@ def _diff(got: list[ToolCallDict], want: list[ToolCallDict]) -> str:
     return "same calls"
 
 
+def _text_diff(got: str, want: str) -> str:
+    return f"text {json.dumps(got, ensure_ascii=False)} vs {json.dumps(want, ensure_ascii=False)}"
+
+
 def _brief(calls: list[ToolCallDict]) -> str:
     return ", ".join(
         f"{c['name']}({json.dumps(c['args'], ensure_ascii=False)}) id={c['id']!r}" for c in calls
@@ -206,8 +230,10 @@ def dialects_without_accumulators() -> dict[str, str]:
     }
 
 
-def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None]:
-    deltas = get_dialect(dialect).parse(wire.body)
+def _langchain(dialect: str, wire: Wire) -> AccumulatorResult:
+    """langchain-core's merge of the dialect's parse; its text is the wire's."""
+    resolved = get_dialect(dialect)
+    deltas = resolved.parse(wire.body)
     calls = []
     for chunk in reference_merge(deltas).chunks:
         made = AIMessageChunk(content="", tool_call_chunks=[chunk]).tool_calls
@@ -218,7 +244,10 @@ def _langchain(dialect: str, wire: Wire) -> tuple[list[ToolCallDict], str | None
                 {"name": chunk.get("name"), "args": chunk.get("args"), "id": chunk.get("id")}
             )
     error = read_chat_stream(wire.body).error if dialect == "openai_chat" else None
-    return calls, error
+    said = wire_text(resolved, wire)
+    return AccumulatorResult(
+        LANGCHAIN, dialect, calls, error, text=None if said is None else said.text
+    )
 
 
 _adapter = functools.cache(accumulator_adapter)
@@ -228,13 +257,15 @@ id, which a new adapter per stream could take over from a collected one (and its
 
 def _accumulate(
     stage: _Stage, dialect: str, accumulator: Accumulator, wire: Wire
-) -> list[ToolCallDict]:
+) -> AccumulatorResult:
     """Run ``accumulator`` on ``wire``: its SDK client reads it from the engine's fake provider."""
     adapter = _adapter(accumulator, dialect)
     resolved = get_dialect(dialect)
     client = stage.client(adapter, resolved)
     stage.serve(adapter, resolved, wire)
-    return [_call(name, args, call_id) for name, args, call_id in accumulator.run(client, ())]
+    made = raw_turn(accumulator.run(client, ()))
+    calls = [_call(name, args, call_id) for name, args, call_id in made.calls]
+    return AccumulatorResult(accumulator.name, dialect, calls, text=made.text)
 
 
 def _accumulator_names(dialect: str) -> list[str]:
@@ -242,8 +273,7 @@ def _accumulator_names(dialect: str) -> list[str]:
 
 
 def _run_dialect(stage: _Stage, dialect: str, wire: Wire) -> list[AccumulatorResult]:
-    calls, error = _langchain(dialect, wire)
-    results = [AccumulatorResult(LANGCHAIN, dialect, calls, error)]
+    results = [_langchain(dialect, wire)]
     for accumulator in get_dialect(dialect).accumulators:
         name = accumulator.name
         missing = [m for m in accumulator.requires if not installed(m)]
@@ -253,9 +283,7 @@ def _run_dialect(stage: _Stage, dialect: str, wire: Wire) -> list[AccumulatorRes
             )
             continue
         try:
-            results.append(
-                AccumulatorResult(name, dialect, _accumulate(stage, dialect, accumulator, wire))
-            )
+            results.append(_accumulate(stage, dialect, accumulator, wire))
         except Exception as raised:
             message = " ".join(str(raised).split())[:160]
             results.append(
@@ -314,7 +342,8 @@ def _differential(
         results += _run_dialect(stage, dialect, wire)
     chunk_quirks = [q for q in map(parse_quirk, all_quirks) if q.stage < Stage.EVENTS]
     lossless = stream_plan(plan, chunk_quirks, seed=seed).lossless
-    return DifferentialRow(name, plan.expected_calls(), lossless, tuple(results))
+    text = plan.text_before + plan.text_after
+    return DifferentialRow(name, plan.expected_calls(), lossless, tuple(results), text)
 
 
 def differential_table(
@@ -333,7 +362,7 @@ def render_differential(rows: Iterable[DifferentialRow]) -> str:
         lines = [f"{row.scenario} ({kind}): plan {_brief(row.expected) or 'no calls'}"]
         width = max((len(r.accumulator) for r in row.results), default=0)
         for result in row.results:
-            verdict = result.verdict(row.expected)
+            verdict = result.verdict(row.expected, row.text)
             lines.append(f"  {result.dialect:<18} {result.accumulator:<{width}}  {verdict}")
         lines += [f"  ! {line}" for line in row.disagreements()]
         blocks.append("\n".join(lines))

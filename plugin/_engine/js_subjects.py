@@ -87,6 +87,10 @@ class BatchOutcome:
     merged: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None
     error: BaseException | None
     seconds: float
+    text: str | None = None
+    """The turn's visible text, where the subject reports it."""
+    parts: tuple[str, ...] | None = None
+    """The order of its text and calls, where the subject keeps it."""
 
 
 class JsError(Exception):
@@ -192,7 +196,10 @@ def _outcome(answer: dict[str, Any]) -> BatchOutcome:
         return BatchOutcome(None, CellHangs(seconds), seconds)
     if error is not None:
         return BatchOutcome(None, _js_error(error["type"])(error["message"]), seconds)
-    return BatchOutcome((answer["valid"], answer["invalid"]), None, seconds)
+    parts = answer.get("parts")
+    merged = (answer["valid"], answer["invalid"])
+    text = answer.get("text")
+    return BatchOutcome(merged, None, seconds, text, None if parts is None else tuple(parts))
 
 
 def run_batch(

@@ -51,6 +51,15 @@ from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
 from tooltape.plugin._engine.expectations import Expectations
 from tooltape.plugin._engine.reference_pins import ReferencePins
 from tooltape.plugin._engine.subjects import Adapter, Merged, adapters
+from tooltape.plugin._engine.turns import (
+    Text,
+    Turn,
+    keeps_plan,
+    plan_text,
+    text_lines,
+    text_verdict,
+    wire_text,
+)
 
 if TYPE_CHECKING:
     from tooltape.plugin._engine.js_subjects import BatchOutcome
@@ -119,6 +128,19 @@ class Cell:
     deltas: Deltas | None = None
     """What the dialect's reference adapter yields from the wire (``None``: not parsed)."""
     results: list[Result] = field(default_factory=list)
+    wire: Wire | None = field(default=None, repr=False)
+    """The rendered wire while its subjects run (dropped after: the reference's text is read
+    from it, when first asked)."""
+
+    @functools.cached_property
+    def reference_text(self) -> Text | None:
+        """The text the wire carries and its order, as the dialect reads its events."""
+        return wire_text(get_dialect(self.dialect), self.wire) if self.wire is not None else None
+
+    @functools.cached_property
+    def plan_text(self) -> Text:
+        """The plan's text and order: ``text_before``, the calls, ``text_after``."""
+        return plan_text(self.scenario.plan)
 
     @functools.cached_property
     def lanes(self) -> str:
@@ -215,13 +237,26 @@ def _dump(label: str, call: dict[str, Any]) -> str:
     return f"{label} " + json.dumps(call, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _lines(merged: Merged) -> list[str]:
-    return [_dump("call", c) for c in merged[0]] + [_dump("invalid", c) for c in merged[1]]
+def _lines(merged: Merged, text: Sequence[str] = ()) -> list[str]:
+    calls = [_dump("call", c) for c in merged[0]] + [_dump("invalid", c) for c in merged[1]]
+    return [*calls, *text]
 
 
-def _diff(want: Merged, got: Merged, want_label: str, got_label: str) -> str:
+def _diff(
+    want: Merged,
+    got: Merged,
+    want_label: str,
+    got_label: str,
+    texts: tuple[Sequence[str], Sequence[str]] = ((), ()),
+) -> str:
+    """A unified diff of the calls, then ``text`` and ``parts`` lines where they are compared."""
     lines = difflib.unified_diff(
-        _lines(want), _lines(got), fromfile=want_label, tofile=got_label, lineterm="", n=1
+        _lines(want, texts[0]),
+        _lines(got, texts[1]),
+        fromfile=want_label,
+        tofile=got_label,
+        lineterm="",
+        n=1,
     )
     return "\n".join(lines)
 
@@ -248,7 +283,11 @@ def is_lossless(scenario: Scenario, dialect: Dialect) -> bool:
 def _reference_outcome(
     want: Merged, reference: MergeResult, scenario: Scenario, lossless: bool
 ) -> tuple[str, str]:
-    """The reference's own ``(status, detail)``: the plan check, then its hazards."""
+    """The reference's own ``(status, detail)``: the plan check, then its hazards.
+
+    Its text is the wire's: that a lossless wire carries the plan's text is the
+    dialect's to keep (``tests/plugin/test_subject_text.py`` holds every bundled cell to it).
+    """
     if lossless:
         planned = scenario.plan.expected_calls()
         if _plan_view(want, planned) != (planned, []):
@@ -389,7 +428,8 @@ def _batched_result(stage: _Stage, adapter: Adapter, cell: Cell) -> Result:
         result = Result(adapter.name, "crashes", _short(error), type(error).__name__)
     else:
         assert outcome.merged is not None
-        result = Result(adapter.name, *_subject_outcome(cell, outcome.merged))
+        turn = Turn(*outcome.merged, outcome.text, outcome.parts)
+        result = Result(adapter.name, *_subject_outcome(cell, turn))
     result.seconds = outcome.seconds
     return result
 
@@ -421,14 +461,29 @@ def _run_batches(
         stage.batched.update(zip(keys, adapter.batch(cells, stage.seconds), strict=True))
 
 
-def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
-    """``(status, detail)`` of a subject's merge against the reference (and the plan).
+def _subject_outcome(cell: Cell, turn: Turn) -> tuple[str, str]:
+    """``(status, detail)`` of a subject's turn against the reference (and the plan).
 
-    A subject that merged what the reference merged shares the reference's outcome
-    (the plan check and the hazards are the reference's), so only a difference is
-    worked out here.
+    A subject that merged what the reference merged, and kept its text and order of
+    parts (where it reports them), shares the reference's outcome (the plan check
+    and the hazards are the reference's), so only a difference is worked out here.
+    The calls and the text are judged alike: matching the plan where the reference
+    does not is better, any other difference worse.
     """
-    want = cell.reference_calls
+    want, got = cell.reference_calls, turn.calls
+    # A turn with the plan's text and order has what the wire carries (a lossless wire carries
+    # the plan's; a lossy one no more): the wire is read only for a turn that differs.
+    score, why = (
+        (0, "")
+        if keeps_plan(turn, cell.plan_text)
+        else (text_verdict(turn, cell.reference_text, cell.plan_text))
+    )
+    texts: tuple[list[str], list[str]] = ([], [])
+    if score:
+        texts = (text_lines(turn, cell.reference_text), text_lines(turn, None))
+    shown = got
+    better = ""
+    calls_differ = False
     if got != want:  # equal calls need no id alignment
         # Ids the subject minted for idless calls may be what recovers the plan: judged first.
         better = _better(cell, got)
@@ -436,8 +491,15 @@ def _subject_outcome(cell: Cell, got: Merged) -> tuple[str, str]:
         if better or aligned != want:
             better = better or _better(cell, aligned)
             shown = got if aligned == want else aligned  # the ids that make it better, if so
-            diff = _diff(want, shown, "reference", "subject")
-            return ("better", f"{better}\n{diff}") if better else ("differs", diff)
+            calls_differ = not better
+        else:
+            shown = want
+    if calls_differ or score < 0 or better or score > 0:
+        diff = _diff(want, shown, "reference", "subject", texts)
+        if calls_differ or score < 0:
+            return "differs", f"{why}\n{diff}" if score < 0 else diff
+        reasons = "; ".join(r for r in (better, why) if r)
+        return "better", f"{reasons}\n{diff}"
     reference = cell.results[0]  # _prepared put the reference's result first
     return reference.status, reference.detail
 
@@ -521,6 +583,7 @@ def _prepared(scenario: Scenario, dialect: Dialect) -> tuple[Cell, Wire | None]:
     except TooltapeUsageError as error:
         cell.skipped = str(error)
         return cell, None
+    cell.wire = wire
     try:
         deltas = dialect.parse(wire.body)
         cell.reference = reference_merge(deltas)
@@ -599,6 +662,7 @@ def run_matrix(
                     cell.results += [
                         _run_subject(stage, a, dialect, cell, wire) for a in subjects[dialect.name]
                     ]
+                cell.wire = None  # the reference's text was read from it, if anyone asked
                 for result in cell.results:
                     verdict = expectations.judge(
                         result.adapter,

@@ -26,8 +26,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._integration import Accumulator, RawCall, installed
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    RawCall,
+    installed,
+    part_runs,
+    raw_turn,
+)
 from tooltape.harness import Plan
+from tooltape.plugin._engine.turns import Merged, Turn
 
 if TYPE_CHECKING:
     from tooltape.plugin._engine.js_subjects import BatchCell, BatchOutcome
@@ -35,15 +42,14 @@ if TYPE_CHECKING:
 __all__ = [
     "Adapter",
     "Merged",
+    "Turn",
     "accumulator_adapter",
+    "message_text",
     "adapter_names",
     "adapters",
     "split_calls",
     "tools_for",
 ]
-
-Merged = tuple[list[dict[str, Any]], list[dict[str, Any]]]
-"""What a subject made of a turn: valid calls ``{name, args, id}``, invalid calls likewise."""
 
 Transport = Literal["patched", "server"]
 
@@ -60,8 +66,8 @@ class Adapter:
     """Modules that must be importable for it to run."""
     build: Callable[[str, str], Any]
     """``build(dialect, base_url)``: the client, once per dialect and run."""
-    run: Callable[[Any, Plan], Merged]
-    """``run(client, plan)``: stream one turn and return what was merged."""
+    run: Callable[[Any, Plan], Turn]
+    """``run(client, plan)``: stream one turn and return what was merged: calls, text, order."""
     transport: Transport = "patched"
     """``patched``: httpx/httpx2 are patched in-process; ``server``: a real 127.0.0.1 server."""
     description: str = field(default="")
@@ -102,18 +108,47 @@ def _tool_specs(plan: Plan) -> list[tuple[str, dict[str, Any]]]:
     return [(name, {"type": "object", "properties": {}}) for name in names]
 
 
-def _merged_message(chunks: list[Any]) -> Merged:
+_TEXT_BLOCKS = frozenset({"text", "output_text"})
+_CALL_BLOCKS = frozenset({"tool_use", "tool_call", "function_call", "tool_call_chunk"})
+
+
+def message_text(content: Any) -> tuple[str, tuple[str, ...] | None]:
+    """A LangChain message's visible text, and its order of parts where the content keeps it.
+
+    A string content is the text, in no order; a list of blocks gives the text of
+    its text blocks and, when the calls are blocks among them (ChatAnthropic's
+    ``tool_use``), the order of text and calls. Reasoning blocks are left out.
+    """
+    if isinstance(content, str):
+        return content, None
+    texts: list[str] = []
+    kinds: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, str):
+            texts.append(block)
+            kinds.append("text")
+        elif isinstance(block, dict) and block.get("type") in _TEXT_BLOCKS:
+            if block.get("text"):
+                texts.append(str(block["text"]))
+                kinds.append("text")
+        elif isinstance(block, dict) and block.get("type") in _CALL_BLOCKS:
+            kinds.append("call")
+    return "".join(texts), part_runs(kinds) if "call" in kinds else None
+
+
+def _merged_message(chunks: list[Any]) -> Turn:
     from langchain_core.messages.ai import add_ai_message_chunks
 
     if not chunks:
-        return [], []
+        return Turn([], [], "", None)
     message = add_ai_message_chunks(chunks[0], *chunks[1:])
     valid = [{"name": c["name"], "args": c["args"], "id": c.get("id")} for c in message.tool_calls]
     invalid = [
         {"name": c.get("name"), "args": c.get("args"), "id": c.get("id")}
         for c in message.invalid_tool_calls
     ]
-    return valid, invalid
+    text, parts = message_text(message.content)
+    return Turn(valid, invalid, text, parts)
 
 
 def _json_schema_tools(plan: Plan) -> list[dict[str, Any]]:
@@ -136,7 +171,7 @@ class _Bindings:
         return self._bound[key]
 
 
-def _run_langchain(chat: _Bindings, plan: Plan) -> Merged:
+def _run_langchain(chat: _Bindings, plan: Plan) -> Turn:
     bound = chat.bound(plan)
     return _merged_message(list(bound.stream("What is the weather in Paris?")))
 
@@ -187,8 +222,9 @@ def accumulator_adapter(accumulator: Accumulator, dialect: str) -> Adapter:
     def build(_dialect: str, base_url: str) -> Any:
         return accumulator.client(base_url, _shared_http()[accumulator.asynchronous])
 
-    def run(client: Any, plan: Plan) -> Merged:
-        return split_calls(accumulator.run(client, _tool_specs(plan)))
+    def run(client: Any, plan: Plan) -> Turn:
+        made = raw_turn(accumulator.run(client, _tool_specs(plan)))
+        return Turn(*split_calls(made.calls), made.text, made.parts)
 
     return Adapter(
         accumulator.subject, (dialect,), accumulator.requires, build, run, "patched",

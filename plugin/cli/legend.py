@@ -22,12 +22,14 @@ SYMBOLS = {
 }
 
 MEANINGS = {
-    "pass": "merged calls equal the reference's (and the plan's when the scenario is lossless)",
+    "pass": "merged calls, text and order of parts equal the reference's (and the plan's "
+    "when the scenario is lossless)",
     "hazard": "passes, but the reference (langchain-core) reports hazards in the stream",
     "better": "differs from the reference where langchain-core loses or invents data, and "
     "the subject does not (recovers the plan, or keeps repaired arguments invalid): shown, "
     "not failed",
-    "differs": "worse: merged calls differ from the reference's, or from the plan",
+    "differs": "worse: merged calls, text or order of parts differ from the reference's, "
+    "or from the plan",
     "crashes": "the subject raised while streaming",
     "hangs": "the subject ran past the cell's time limit (--cell-timeout); the run went on",
     "memory": "the subject grew the process past the cell's memory bound (--cell-memory)",

@@ -313,16 +313,17 @@ def matrix(
 ) -> int:
     """Run every bundled scenario x dialect through the reference and each installed adapter.
 
-    Each subject's merged calls are compared with langchain-core's merge of what
-    the dialect's adapter yields (and with the plan when the scenario is
-    lossless): pass, hazard (passes, but the reference has hazards), better
-    (differs where langchain-core loses or invents data, and the subject does
-    not: shown, not failed), differs, crashes, or hangs / memory (past
-    --cell-timeout or --cell-memory: reported with the scenario, and the run
-    goes on). Exits 1 when a result is not what the expectations file says, or
-    when langchain-core's own outcome in a cell (calls, invalid calls, hazard
-    kinds and counts) is not the one reference_outcomes.yaml pins;
-    --update-reference pins the installed release's instead.
+    Each subject's merged calls, text and order of parts are compared with
+    langchain-core's merge of what the dialect's adapter yields and the text on
+    the wire (and with the plan when the scenario is lossless): pass, hazard
+    (passes, but the reference has hazards), better (differs where langchain-core
+    loses or invents data, and the subject does not: shown, not failed), differs,
+    crashes, or hangs / memory (past --cell-timeout or --cell-memory: reported
+    with the scenario, and the run goes on). Exits 1 when a result is not what
+    the expectations file says, or when langchain-core's own outcome in a cell
+    (calls, invalid calls, hazard kinds and counts) is not the one
+    reference_outcomes.yaml pins; --update-reference pins the installed
+    release's instead.
 
     \b
     Subjects: reference, langchain-openai (chat, responses), openai-sdk,

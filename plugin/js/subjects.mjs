@@ -5,8 +5,33 @@
 // the provider's base URL on a 127.0.0.1 server that streams that job's wire (the real base
 // URL's path under /job/N/, see plugin/_engine/js_subjects.py), `tools` OpenAI-style definitions.
 // Prints {"start": key} when a job starts, then one answer line per job:
-// {"key", "valid": [{name, args, id}], "invalid": [...], "error": {"type", "message"} | null,
-//  "hangs": bool, "ms": number}. Valid calls have an object `args`; invalid ones keep the raw text.
+// {"key", "valid": [{name, args, id}], "invalid": [...], "text": string | null,
+//  "parts": ["text" | "call", ...] | null, "error": {"type", "message"} | null, "hangs": bool,
+//  "ms": number}. Valid calls have an object `args`; invalid ones keep the raw text. `text` is the
+// turn's visible text (reasoning left out), `parts` the order of text and calls, runs collapsed
+// (null where the result keeps no order).
+
+// Kinds in order, runs collapsed: ["text", "text", "call"] -> ["text", "call"].
+const runs = (kinds) => kinds.filter((kind, at) => kind !== kinds[at - 1]);
+
+// A LangChain.js message's text, and the order of its blocks where calls are blocks among them.
+function messageText(content) {
+  if (typeof content === "string") return { text: content, parts: null };
+  const texts = [];
+  const kinds = [];
+  for (const block of Array.isArray(content) ? content : []) {
+    if (typeof block === "string" || block?.type === "text") {
+      const text = typeof block === "string" ? block : (block.text ?? "");
+      if (text) {
+        texts.push(text);
+        kinds.push("text");
+      }
+    } else if (["tool_use", "tool_call", "function_call", "input_json_delta"].includes(block?.type)) {
+      if (block.type !== "input_json_delta" || kinds.at(-1) !== "call") kinds.push("call");
+    }
+  }
+  return { text: texts.join(""), parts: kinds.includes("call") ? runs(kinds) : null };
+}
 
 import { CHAT_MODELS } from "./chat_models.mjs";
 
@@ -40,6 +65,7 @@ async function langchainJs(job, signal) {
   return {
     valid: (merged?.tool_calls ?? []).map(pick),
     invalid: (merged?.invalid_tool_calls ?? []).map(unnamed),
+    ...messageText(merged?.content ?? ""),
   };
 }
 
@@ -57,9 +83,17 @@ async function vercelAi(job, signal) {
   const result = streamText({ model, tools, prompt: PROMPT, maxRetries: 0, abortSignal: signal });
   let failure;
   const streamed = new Map(); // tool-input id -> the argument text as streamed (toolCalls parse it)
+  const kinds = [];
+  const started = new Set();
   for await (const part of result.fullStream) {
     if (part.type === "error" && failure === undefined) failure = part.error;
     if (part.type === "tool-input-delta") streamed.set(part.id, (streamed.get(part.id) ?? "") + part.delta);
+    if (part.type === "text-delta" && part.text) kinds.push("text");
+    // A call's place is where its input starts; `tool-call` (the finished call) may come later.
+    if (part.type === "tool-input-start") started.add(part.id);
+    if (part.type === "tool-input-start" || (part.type === "tool-call" && !started.has(part.toolCallId))) {
+      kinds.push("call");
+    }
   }
   if (failure !== undefined) throw failure;
   const valid = [];
@@ -74,7 +108,7 @@ async function vercelAi(job, signal) {
       valid.push({ name: call.toolName, args: input, id: call.toolCallId ?? null });
     }
   }
-  return { valid, invalid };
+  return { valid, invalid, text: await result.text, parts: runs(kinds) };
 }
 
 const SUBJECTS = { "langchain-js": langchainJs, "vercel-ai": vercelAi };

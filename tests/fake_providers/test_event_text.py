@@ -77,6 +77,11 @@ CASES: list[tuple[str, Any, list[tuple[str, str]]]] = [
         [("text", "Hi")],
     ),
     ("cohere_v2", {"type": "tool-call-start"}, [("tool", "")]),
+    (
+        "cohere_v2",
+        {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "Let me"}}},
+        [("text", "Let me")],
+    ),
     ("bedrock_converse", {"contentBlockIndex": 0, "delta": {"text": "Hi"}}, [("text", "Hi")]),
     ("bedrock_converse", {"start": {"toolUse": {"name": "f"}}}, [("tool", "")]),
     # another provider's shape is not read

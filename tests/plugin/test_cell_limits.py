@@ -16,17 +16,17 @@ from tooltape.harness import Plan
 from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
 from tooltape.plugin._engine import run as matrix_run
 from tooltape.plugin._engine.expectations import Expectations
-from tooltape.plugin._engine.subjects import Adapter, Merged
+from tooltape.plugin._engine.subjects import Adapter, Turn
 
 
-def _spin(_client: object, plan: Plan) -> Merged:
+def _spin(_client: object, plan: Plan) -> Turn:
     if plan.calls and plan.calls[0].name == "get_weather":
         while True:
             pass
-    return [], []
+    return Turn([], [])
 
 
-def _grow(_client: object, _plan: Plan) -> Merged:
+def _grow(_client: object, _plan: Plan) -> Turn:
     hoard = []
     while True:
         hoard.append(bytearray(1 << 20))

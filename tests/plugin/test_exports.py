@@ -17,6 +17,7 @@ FACADE = [
     "ScriptedProvider",
     "Subject",
     "TooltapeSnapshotExtension",
+    "Turn",
     "check_subject",
     "describe_for_snapshot",
     "differential",

@@ -27,7 +27,7 @@ from tooltape.plugin._engine.run import (
     _staged,
     run_matrix,
 )
-from tooltape.plugin._engine.subjects import Adapter, Merged
+from tooltape.plugin._engine.subjects import Adapter, Merged, Turn
 
 
 def test_cells_come_in_scenario_then_dialect_order_across_blocks() -> None:
@@ -52,10 +52,10 @@ def test_cells_come_in_scenario_then_dialect_order_across_blocks() -> None:
 
 
 def _noisy_subject(message: str) -> Adapter:
-    def run(_client: object, _plan: Plan) -> Merged:
+    def run(_client: object, _plan: Plan) -> Turn:
         logging.getLogger("some.sdk").warning("bad SSE data: %s", message)
         warnings.warn(f"deprecated: {message}", DeprecationWarning, stacklevel=1)
-        return [], []
+        return Turn([], [])
 
     return Adapter("noisy", ("openai_chat",), (), lambda _dialect, _url: None, run)
 
@@ -76,7 +76,8 @@ def test_a_subject_keeps_what_it_logged_and_warned_and_nothing_else() -> None:
 
 
 def _subject_merging(merged: Merged) -> Adapter:
-    return Adapter("fixed", ("openai_chat",), (), lambda _d, _u: None, lambda _c, _p: merged)
+    turn = Turn(*merged)
+    return Adapter("fixed", ("openai_chat",), (), lambda _d, _u: None, lambda _c, _p: turn)
 
 
 @pytest.mark.parametrize("scenario_name", ["parallel_sequential", "missing_id", "late_name"])

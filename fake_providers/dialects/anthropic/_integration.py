@@ -10,7 +10,14 @@ from tooltape.fake_providers._haystack import (
     anthropic_generator,
     generator_turn,
 )
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawCall,
+    RawTurn,
+    ToolSpec,
+    part_runs,
+)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
@@ -38,14 +45,18 @@ def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     return anthropic.Anthropic(base_url=base_url, http_client=http_client, **kwargs)
 
 
-def message_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
-    """``client.messages.stream(...).get_final_message()``'s tool_use blocks."""
+def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    """``client.messages.stream(...).get_final_message()``: its tool_use and text blocks."""
     offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
     with client.messages.stream(
         model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, **offered
     ) as stream:
         message = stream.get_final_message()
-    return [(b.name, b.input, b.id) for b in message.content if b.type == "tool_use"]
+    blocks = message.content
+    calls: list[RawCall] = [(b.name, b.input, b.id) for b in blocks if b.type == "tool_use"]
+    text = "".join(b.text for b in blocks if b.type == "text")
+    kinds = ["call" if b.type == "tool_use" else b.type for b in blocks]
+    return RawTurn(calls, text, part_runs(kinds))
 
 
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:

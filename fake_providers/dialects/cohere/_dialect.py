@@ -212,10 +212,12 @@ class CohereV2Dialect(CohereIntegration, Dialect):
         return _Events(stream).build()
 
     def event_pieces(self, data: Any) -> list[Piece]:
-        """``content-delta`` text; ``tool-call-*`` events."""
+        """Text of ``content-delta`` and ``tool-plan-delta`` (before calls); ``tool-call-*``."""
         kind = str(dig(data, "type") or "")
         if kind == "content-delta":
             return text_piece("text", dig(data, "delta", "message", "content", "text"))
+        if kind == "tool-plan-delta":
+            return text_piece("text", dig(data, "delta", "message", "tool_plan"))
         return [("tool", "")] if kind.startswith("tool-call") else []
 
     def parse(self, body: bytes) -> Deltas:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawCall,
+    RawTurn,
+    ToolSpec,
+    part_runs,
+)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
 
@@ -17,7 +24,7 @@ def _cohere_client(base_url: str, http_client: Any = None) -> Any:
     return CohereIntegration().sdk_client(base_url)
 
 
-def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``chat_stream``, merged as Cohere documents the tool-call events.
 
     ``tool-call-start`` opens a call (its id and name), each ``tool-call-delta``
@@ -25,6 +32,8 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     (https://docs.cohere.com/docs/tool-use-streaming).
     """
     calls: dict[Any, list[Any]] = {}
+    texts: list[str] = []
+    kinds: list[str] = []
     for event in client.chat_stream(
         model="command-a-03-2025",
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
@@ -33,9 +42,27 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
         if event.type == "tool-call-start":
             call = event.delta.message.tool_calls
             calls[event.index] = [call.function.name, call.function.arguments or "", call.id]
+            kinds.append("call")
         elif event.type == "tool-call-delta":
             calls[event.index][1] += event.delta.message.tool_calls.function.arguments or ""
-    return [(name, arguments, call_id) for name, arguments, call_id in calls.values()]
+        elif event.type in ("content-delta", "tool-plan-delta"):
+            text = _event_text(event)
+            if text:
+                texts.append(text)
+                kinds.append("text")
+    made: list[RawCall] = [(name, args, call_id) for name, args, call_id in calls.values()]
+    return RawTurn(made, "".join(texts), part_runs(kinds))
+
+
+def _event_text(event: Any) -> str | None:
+    """The text a ``content-delta`` (not thinking) or ``tool-plan-delta`` event carries."""
+    message = event.delta.message if event.delta else None
+    if message is None:
+        return None
+    if event.type == "tool-plan-delta":
+        return getattr(message, "tool_plan", None)
+    content = getattr(message, "content", None)
+    return getattr(content, "text", None)
 
 
 class CohereIntegration(Integration):

@@ -6,7 +6,14 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawCall,
+    RawTurn,
+    ToolSpec,
+    part_runs,
+)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 
@@ -30,7 +37,7 @@ def _genai_client(base_url: str, http_client: Any = None) -> Any:
     return GeminiIntegration().sdk_client(base_url)
 
 
-def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``generate_content_stream``, every chunk's ``function_calls`` collected in order.
 
     Gemini sends each call whole; the SDK's ``GenerateContentResponse.function_calls``
@@ -47,11 +54,20 @@ def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> list[Raw
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
     )
     calls: list[RawCall] = []
+    texts: list[str] = []
+    kinds: list[str] = []
     for chunk in client.models.generate_content_stream(
         model="gemini-2.5-flash", contents="What is the weather in Paris?", config=config
     ):
         calls.extend((c.name, c.args, c.id) for c in chunk.function_calls or ())
-    return calls
+        content = chunk.candidates[0].content if chunk.candidates else None
+        for part in (content.parts or ()) if content else ():
+            if part.function_call is not None:
+                kinds.append("call")
+            elif part.text and not part.thought:
+                texts.append(part.text)
+                kinds.append("text")
+    return RawTurn(calls, "".join(texts), part_runs(kinds))
 
 
 class GeminiIntegration(Integration):

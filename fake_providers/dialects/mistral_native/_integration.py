@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawCall,
+    RawTurn,
+    ToolSpec,
+)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
@@ -18,7 +24,7 @@ def _mistral_client(base_url: str, http_client: Any = None) -> Any:
     return MistralNativeIntegration().sdk_client(base_url)
 
 
-def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``chat.stream``, every event's ``delta.tool_calls`` collected in order.
 
     Mistral sends each call whole in one delta, as its function-calling guide shows
@@ -26,6 +32,7 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
     into a ``ToolCall``.
     """
     calls: list[RawCall] = []
+    texts: list[str] = []
     for event in client.chat.stream(
         model="mistral-large-latest",
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
@@ -34,7 +41,12 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
         delta = event.data.choices[0].delta if event.data.choices else None
         for call in (delta.tool_calls or ()) if delta else ():
             calls.append((call.function.name, call.function.arguments, call.id))
-    return calls
+        content = delta.content if delta else None
+        if isinstance(content, str):
+            texts.append(content)
+        else:  # a list of chunks: text and thinking
+            texts += [c.text for c in content or () if getattr(c, "type", None) == "text"]
+    return RawTurn(calls, "".join(texts))
 
 
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:

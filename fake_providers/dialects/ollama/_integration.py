@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawCall,
+    RawTurn,
+    ToolSpec,
+    part_runs,
+)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
 
@@ -17,23 +24,28 @@ def _ollama_client(base_url: str, http_client: Any = None) -> Any:
     return OllamaIntegration().sdk_client(base_url)
 
 
-def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``chat(stream=True)``, every chunk's ``message.tool_calls`` collected in order.
 
     Ollama sends each call whole; ollama-python's streaming tool-call example
     collects them chunk by chunk (https://ollama.com/blog/streaming-tool).
     """
     calls: list[RawCall] = []
+    texts: list[str] = []
+    kinds: list[str] = []
     for chunk in client.chat(
         model="llama3.1",
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools],
         stream=True,
     ):
-        calls.extend(
-            (c.function.name, c.function.arguments, None) for c in chunk.message.tool_calls or ()
-        )
-    return calls
+        if chunk.message.content:
+            texts.append(chunk.message.content)
+            kinds.append("text")
+        made = chunk.message.tool_calls or ()
+        calls.extend((c.function.name, c.function.arguments, None) for c in made)
+        kinds += ["call"] * bool(made)
+    return RawTurn(calls, "".join(texts), part_runs(kinds))
 
 
 class OllamaIntegration(Integration):

@@ -6,7 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawTurn,
+    ToolSpec,
+)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
@@ -58,7 +63,7 @@ def openai_client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     return openai.OpenAI(base_url=base_url, http_client=http_client, **kwargs)
 
 
-def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     from openai.lib.streaming.chat import ChatCompletionStreamState
 
     state: Any = ChatCompletionStreamState()
@@ -68,8 +73,9 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
         model="gpt-4o", messages=_PROMPT, stream=True, **extra
     ):
         state.handle_chunk(chunk)
-    calls = state.get_final_completion().choices[0].message.tool_calls or []
-    return [(c.function.name, c.function.arguments, c.id) for c in calls]
+    message = state.get_final_completion().choices[0].message
+    calls = [(c.function.name, c.function.arguments, c.id) for c in message.tool_calls or []]
+    return RawTurn(calls, message.content or "")  # one content string: no order
 
 
 def pydantic_ai_openai(model_class: str, model: str) -> Accumulator:

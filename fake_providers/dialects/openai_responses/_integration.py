@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, RawCall, ToolSpec
+from tooltape.fake_providers._integration import (
+    Accumulator,
+    Integration,
+    RawCall,
+    RawTurn,
+    ToolSpec,
+    part_runs,
+)
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import (
     chat_openai,
@@ -20,13 +27,25 @@ def _responses_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "name": name, "parameters": schema}
 
 
-def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> list[RawCall]:
+def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     offered = {"tools": [_responses_tool(n, s) for n, s in tools]} if tools else {}
     with client.responses.stream(
         model="gpt-4.1", input="What is the weather in Paris?", **offered
     ) as stream:
         final = stream.get_final_response()
-    return [(o.name, o.arguments, o.call_id) for o in final.output if o.type == "function_call"]
+    return response_turn(final.output)
+
+
+def response_turn(output: Any) -> RawTurn:
+    """A Responses ``output``'s calls, text (its messages' ``output_text``) and their order."""
+    calls: list[RawCall] = [
+        (o.name, o.arguments, o.call_id) for o in output if o.type == "function_call"
+    ]
+    texts = [
+        c.text for o in output if o.type == "message" for c in o.content if c.type == "output_text"
+    ]
+    kinds = [{"function_call": "call", "message": "text"}.get(o.type, "") for o in output]
+    return RawTurn(calls, "".join(texts), part_runs(kinds))
 
 
 class OpenAIResponsesIntegration(Integration):
