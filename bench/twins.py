@@ -46,7 +46,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from _hostile import many_calls_cassette  # noqa: E402
 
-import tooltape.cassettes._events as events_module  # noqa: E402
+import tooltape.cassettes.body_events as events_module  # noqa: E402
 import tooltape.fake_providers._sse as sse_module  # noqa: E402
 import tooltape.fake_providers.dialects.openai_chat._dialect as chat_module  # noqa: E402
 from tooltape.fake_providers._dialect import Dialect  # noqa: E402

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import typing as _typing
 
-from tooltape.harness._lazy import lazy_exports as _lazy_exports
+from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.cassettes._convert import (
@@ -31,7 +31,6 @@ if _typing.TYPE_CHECKING:
         inspect_cassette,
     )
     from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
-    from tooltape.cassettes._library_build import LIBRARY_DIR, generate_library, library_path
     from tooltape.cassettes._match import DEFAULT_MATCH_ON, IGNORED_BODY_FIELDS, URL_MATCH_ON
     from tooltape.cassettes._model import (
         Cassette,
@@ -61,6 +60,7 @@ if _typing.TYPE_CHECKING:
     )
     from tooltape.cassettes._shape import StreamShape, drift, drift_report, stream_shape
     from tooltape.cassettes._store import load_cassette, save_cassette
+    from tooltape.cassettes.library_build import LIBRARY_DIR, generate_library, library_path
 
 __all__ = [
     "API_DIALECTS",

@@ -3,7 +3,7 @@
 botocore sends with urllib3 through ``URLLib3Session.send``, which no httpx
 patch reaches (vcrpy patches botocore separately too). While
 :func:`patched_botocore` is open, each request botocore sends goes to the same
-:class:`~tooltape.cassettes._recorder.Handler` as httpx's: a recording answers
+:class:`~tooltape.cassettes.transport_seam.Handler` as httpx's: a recording answers
 it, or it goes out and its response is recorded. Either way the client's own
 stack (urllib3's decoding, botocore's event-stream parser) reads the body.
 
@@ -21,8 +21,8 @@ from typing import Any
 
 from tooltape.cassettes._botocore_send import Send, wrapped_botocore_send
 from tooltape.cassettes._model import Interaction, RecordedRequest
-from tooltape.cassettes._recorder import DECODED_DROPS, Handler, recorded_response
 from tooltape.cassettes._streams import Capture
+from tooltape.cassettes.transport_seam import DECODED_DROPS, Handler, recorded_response
 from tooltape.fake_providers import Wire
 
 __all__ = ["patched_botocore"]

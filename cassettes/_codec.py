@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from tooltape.cassettes._errors import CassetteError, bounded, bounded_text, where
+from tooltape.cassettes._errors import CassetteError, where
 from tooltape.cassettes._model import (
     FORMAT_VERSION,
     Cassette,
@@ -36,8 +36,9 @@ from tooltape.cassettes._model import (
     RecordedRequest,
     RecordedResponse,
 )
-from tooltape.harness._files import positive_setting
-from tooltape.harness._names import unknown_name_message
+from tooltape.harness.bounded_reprs import bounded, bounded_text
+from tooltape.harness.name_checks import unknown_name_message
+from tooltape.harness.user_files import positive_setting
 
 __all__ = [
     "MAX_INTERACTIONS_VARIABLE",

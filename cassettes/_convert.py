@@ -21,12 +21,12 @@ from typing import Any
 
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import Cassette, CassetteInfo, Interaction, RecordedResponse
-from tooltape.cassettes._paths import confined_path
 from tooltape.cassettes._recorded_merge import reference_of
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text, write_atomically
+from tooltape.cassettes.cassette_paths import confined_path
 from tooltape.fake_providers import get_dialect
-from tooltape.harness._names import unknown_name
+from tooltape.harness.name_checks import unknown_name
 
 __all__ = ["API_DIALECTS", "convert_corpus_files", "convert_corpus_record"]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from tooltape.cassettes._errors import bounded
+from tooltape.harness.bounded_reprs import bounded
 
 __all__ = ["header_problem"]
 

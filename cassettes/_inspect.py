@@ -18,16 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from tooltape.cassettes._dialects import dialect_for
-from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
-from tooltape.cassettes._events import BodyEvent, read_events
-from tooltape.cassettes._frames import Framing, framing_of
+from tooltape.cassettes._errors import CassetteError, where
 from tooltape.cassettes._model import Cassette, Interaction, RecordedRequest, RecordedResponse
 from tooltape.cassettes._store import parse_cassette
+from tooltape.cassettes.body_events import BodyEvent, read_events
+from tooltape.cassettes.body_framing import Framing, framing_of
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._event_shape import EventShape, shape_problems
-from tooltape.fake_providers._non_streaming import json_document
+from tooltape.fake_providers.event_shapes import EventShape, shape_problems
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas, MergeResult, draw_lanes, reference_merge
-from tooltape.harness._files import read_regular_file
+from tooltape.harness.bounded_reprs import bounded_text, error_text
+from tooltape.harness.user_files import read_regular_file
 
 __all__ = ["Inspection", "InteractionInspection", "inspect_body", "inspect_cassette"]
 

@@ -26,10 +26,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from tooltape.cassettes._errors import CassetteError, bounded
+from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import CassetteInfo, RecordedRequest
 from tooltape.cassettes._multipart import fields
-from tooltape.harness._names import check_names
+from tooltape.harness.bounded_reprs import bounded
+from tooltape.harness.name_checks import check_names
 
 __all__ = [
     "DEFAULT_MATCH_ON",

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from tooltape.fake_providers import Wire
-from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers.framing import AbortedWire
 from tooltape.harness import Plan
 
 __all__ = [
@@ -112,7 +112,7 @@ class RecordedResponse:
     def reads(self) -> tuple[bytes, ...]:
         """The body cut at its boundaries (one framed event per read when they are unknown)."""
         if self.boundaries is None:
-            from tooltape.cassettes._frames import split_frames
+            from tooltape.cassettes.body_framing import split_frames
 
             return tuple(split_frames(self.body, self.content_type)) or (self.body,)
         cuts = [0, *self.boundaries, len(self.body)]

@@ -23,12 +23,12 @@ from typing import Any
 
 from tooltape.cassettes._dialects import dialect_for
 from tooltape.cassettes._errors import CassetteError, where
-from tooltape.cassettes._events import read_events
-from tooltape.cassettes._frames import framing_of, reframe
 from tooltape.cassettes._model import Cassette, Interaction, RecordedResponse
 from tooltape.cassettes._plan_from import plan_from_recording
 from tooltape.cassettes._recorded_merge import reference_of, searchable
 from tooltape.cassettes._store import load_cassette
+from tooltape.cassettes.body_events import read_events
+from tooltape.cassettes.body_framing import framing_of, reframe
 from tooltape.fake_providers import Wire
 from tooltape.harness import Plan, Quirk, Stage, parse_quirk
 

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tooltape.cassettes._errors import CassetteError, where
-from tooltape.cassettes._events import BodyEvent
+from tooltape.cassettes.body_events import BodyEvent
 from tooltape.fake_providers import Dialect
 from tooltape.harness import Deltas, Finish, Plan, PlannedCall, reference_merge
 

@@ -16,13 +16,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tooltape.cassettes._errors import (
-    CassetteError,
-    UnmatchedRequest,
-    UnplayedInteractions,
-    bounded,
-)
-from tooltape.cassettes._frames import reframe
+from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
 from tooltape.cassettes._http_headers import header_problem
 from tooltape.cassettes._match import (
     RequestMatcher,
@@ -32,10 +26,12 @@ from tooltape.cassettes._match import (
 )
 from tooltape.cassettes._model import Cassette, RecordedRequest
 from tooltape.cassettes._scrub import Scrubber
+from tooltape.cassettes.body_framing import reframe
 from tooltape.fake_providers import ProviderRequest, ProviderRouter, Wire
-from tooltape.fake_providers._framing import AbortedWire
-from tooltape.fake_providers._provider import json_wire
+from tooltape.fake_providers.framing import AbortedWire
+from tooltape.fake_providers.http_objects import json_wire
 from tooltape.harness import Quirk, Stage, parse_quirk
+from tooltape.harness.bounded_reprs import bounded
 
 __all__ = ["CassettePlayer", "wire_quirks"]
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from tooltape.cassettes._errors import CassetteError
-from tooltape.cassettes._events import read_events
+from tooltape.cassettes.body_events import read_events
 from tooltape.fake_providers import Dialect
 from tooltape.harness import reference_merge
 

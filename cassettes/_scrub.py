@@ -6,7 +6,7 @@ body fields whose name looks like a credential in any case or style, the
 provider identity headers (``openai-organization``, ``openai-project``), and the
 userinfo of the URL. A JSON field only counts when its value is a string or a
 number: ``"password": {"type": "string"}`` in a tool schema stays. The user's
-own rules (:mod:`~tooltape.cassettes._scrub_rules`, vcrpy's options) apply first.
+own rules (:mod:`~tooltape.cassettes.scrub_rules`, vcrpy's options) apply first.
 
 By default only a few request headers are kept at all
 (:data:`KEPT_REQUEST_HEADERS`): SDKs send machine-specific ones
@@ -55,11 +55,11 @@ from tooltape.cassettes._model import (
     RecordedResponse,
 )
 from tooltape.cassettes._multipart import Part, parse_multipart
-from tooltape.cassettes._scrub_rules import Replacement, ScrubRules
 from tooltape.cassettes._secret_forms import SecretFinder
 from tooltape.cassettes._secret_names import Where, looks_secret
 from tooltape.cassettes._secret_shapes import credential_parts, minted_in, shaped
 from tooltape.cassettes._split_secrets import joined_texts, mask_split, split_leaks
+from tooltape.cassettes.scrub_rules import Replacement, ScrubRules
 
 __all__ = ["IDENTITY_HEADERS", "KEPT_REQUEST_HEADERS", "Scrubber"]
 

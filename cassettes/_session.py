@@ -46,9 +46,7 @@ from tooltape.cassettes._model import (
 from tooltape.cassettes._network import block_network
 from tooltape.cassettes._player import CassettePlayer
 from tooltape.cassettes._record_modes import RECORD_MODES, RecordMode
-from tooltape.cassettes._recorder import patched_transports
 from tooltape.cassettes._scrub import KEPT_REQUEST_HEADERS, Scrubber
-from tooltape.cassettes._scrub_rules import Replacement, scrub_rules
 from tooltape.cassettes._shape import drift, drift_report
 from tooltape.cassettes._store import (
     cassette_lock,
@@ -58,9 +56,11 @@ from tooltape.cassettes._store import (
     write_atomically,
     writing,
 )
+from tooltape.cassettes.scrub_rules import Replacement, scrub_rules
+from tooltape.cassettes.transport_seam import patched_transports
 from tooltape.fake_providers import Wire
 from tooltape.harness import Quirk
-from tooltape.harness._names import check_names, unknown_name
+from tooltape.harness.name_checks import check_names, unknown_name
 
 __all__ = [
     "RECORD_MODES",

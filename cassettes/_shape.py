@@ -22,9 +22,9 @@ from pathlib import Path
 
 from tooltape.cassettes._dialects import dialect_for
 from tooltape.cassettes._errors import CassetteError
-from tooltape.cassettes._events import read_events
-from tooltape.cassettes._frames import framing_of
 from tooltape.cassettes._model import Cassette, Interaction
+from tooltape.cassettes.body_events import read_events
+from tooltape.cassettes.body_framing import framing_of
 from tooltape.harness import Deltas, reference_merge
 
 __all__ = ["StreamShape", "drift", "drift_report", "stream_shape"]

@@ -32,8 +32,8 @@ from tooltape.cassettes._codec import cassette_from_data, cassette_to_data, chec
 from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._model import Cassette
 from tooltape.cassettes._scrub import Scrubber
-from tooltape.cassettes._yaml import dump_yaml, load_yaml
-from tooltape.harness._files import read_regular_file
+from tooltape.cassettes.yaml_text import dump_yaml, load_yaml
+from tooltape.harness.user_files import read_regular_file
 
 __all__ = [
     "cassette_lock",

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from tooltape.cassettes._content_coding import decoded_reads
-from tooltape.fake_providers._http_objects import wire_response
+from tooltape.fake_providers.http_objects import wire_response
 
 __all__ = ["Capture", "recording_stream", "wire_response"]
 

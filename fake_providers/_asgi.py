@@ -28,10 +28,11 @@ import anyio
 from anyio.lowlevel import checkpoint
 
 from tooltape.fake_providers._body import BodyProblem
-from tooltape.fake_providers._framing import AbortedWire
 from tooltape.fake_providers._limits import ServerLimits, trim_log
-from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, json_wire
+from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.framing import AbortedWire
+from tooltape.fake_providers.http_objects import json_wire
 
 __all__ = ["FakeProviderApp"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.harness._json_text import loads
+from tooltape.harness.json_text import loads
 
 __all__ = ["BodyProblem", "field_problem", "json_type", "read_body", "read_json"]
 

@@ -40,12 +40,13 @@ from tooltape.harness import (
     Plan,
     PlannedStream,
     Scenario,
+    TooltapeAssertionError,
+    TooltapeUsageError,
     find_pairing_problems,
     is_repeated_name,
     reference_merge,
 )
-from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
-from tooltape.harness._served import remember_served
+from tooltape.harness.served_streams import remember_served
 
 __all__ = ["FakeHistoryRejected", "FakeStreamError", "FakeToolStreamingModel", "ScriptedTurn"]
 

@@ -22,11 +22,11 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import IdShape, mint_call_id, with_provider_ids
-from tooltape.fake_providers._event_shape import EventShape
 from tooltape.fake_providers._event_text import Piece
-from tooltape.fake_providers._integration import Integration
 from tooltape.fake_providers._sse import encode_ndjson, encode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.event_shapes import EventShape
+from tooltape.fake_providers.integration import Integration
 from tooltape.harness import (
     Deltas,
     Finish,
@@ -34,10 +34,10 @@ from tooltape.harness import (
     PlannedStream,
     Quirk,
     Stage,
+    TooltapeUsageError,
     parse_quirk,
     stream_plan,
 )
-from tooltape.harness._errors import TooltapeUsageError
 
 __all__ = ["Dialect", "EventQuirks", "ProviderEvent", "path_pattern"]
 
@@ -119,7 +119,7 @@ class Dialect(Integration, ABC):
     complete_path: ClassVar[str | None] = None
     """The non-streaming operation's path (``:generateContent``, ``/converse``), if not ``path``."""
     event_shape: ClassVar[EventShape] = ()
-    """The types of the fields that carry tool calls (see :mod:`._event_shape`)."""
+    """The types of the fields that carry tool calls (see :mod:`.event_shapes`)."""
     carries: ClassVar[frozenset[str]] = frozenset()
     """The capabilities (``tooltape.harness.CAPABILITIES``) this wire has: a tool-chunk
     quirk renders when its ``needs`` are among them."""
@@ -348,7 +348,7 @@ class Dialect(Integration, ABC):
 
     def wire(self, frames: list[bytes], wire_quirks: Sequence[Quirk], seed: int) -> Wire:
         """Cut framed events into reads, applying wire quirks (one read per event by default)."""
-        from tooltape.fake_providers._framing import apply_wire_quirks
+        from tooltape.fake_providers.framing import apply_wire_quirks
 
         return apply_wire_quirks(
             frames, wire_quirks, seed=seed, headers=(("content-type", self.media_type),)

@@ -20,10 +20,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from tooltape.harness import CAPABILITIES, PlannedStream, Quirk, Stage, quirk_kinds
-from tooltape.harness._errors import TooltapeUsageError
-from tooltape.harness._names import check_names
-from tooltape.harness._quirks import _REGISTRY
+from tooltape.harness import (
+    CAPABILITIES,
+    PlannedStream,
+    Quirk,
+    Stage,
+    TooltapeUsageError,
+    quirk_kinds,
+)
+from tooltape.harness.name_checks import check_names
+from tooltape.harness.quirk_registry import quirk_class
 
 if TYPE_CHECKING:
     from tooltape.fake_providers._dialect import Dialect
@@ -76,9 +82,9 @@ def expressed_kinds(carries: frozenset[str], cannot_express: Mapping[str, str]) 
     return frozenset(
         kind
         for kind in quirk_kinds()
-        if _REGISTRY[kind].stage < Stage.EVENTS
+        if quirk_class(kind).stage < Stage.EVENTS
         and kind not in cannot_express
-        and missing_capability(carries, {}, _REGISTRY[kind]) is None
+        and missing_capability(carries, {}, quirk_class(kind)) is None
     )
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from tooltape.fake_providers._integration import RawTurn, ToolSpec
+from tooltape.fake_providers.integration import RawTurn, ToolSpec
 
 __all__ = ["HAYSTACK_INSTALL", "anthropic_generator", "generator_turn", "openai_generator"]
 

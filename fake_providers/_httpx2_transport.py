@@ -21,9 +21,9 @@ from unittest import mock
 
 import httpx2
 
-from tooltape.fake_providers._http_objects import provider_request, wire_response
 from tooltape.fake_providers._passthrough import intercepted_below
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
+from tooltape.fake_providers.http_objects import provider_request, wire_response
 
 __all__ = ["FakeTransport", "patch_httpx2"]
 

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, RawTurn, ToolSpec
+from tooltape.fake_providers.integration import Accumulator, RawTurn, ToolSpec
 
 __all__ = ["LITELLM_INSTALL", "litellm_accumulator"]
 

@@ -11,8 +11,8 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import request_body
 from tooltape.fake_providers._event_text import Piece
-from tooltape.fake_providers._integration import ToolSpec
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.integration import ToolSpec
 from tooltape.harness import Deltas, Finish, Plan, PlannedStream, Quirk
 
 __all__ = ["ProfileDialect"]

@@ -11,7 +11,6 @@ provider serves with a 404 that names the routes that exist. The transports
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -21,22 +20,24 @@ from urllib.parse import urlsplit
 
 from tooltape.fake_providers._dialect import Dialect, path_pattern
 from tooltape.fake_providers._limits import cut_body, trim_log
-from tooltape.fake_providers._non_streaming import plan_of_calls
 from tooltape.fake_providers._registry import get_dialect
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.http_objects import json_wire
+from tooltape.fake_providers.non_streaming import plan_of_calls
 from tooltape.harness import (
     Plan,
     PlannedStream,
     Quirk,
     Scenario,
+    TooltapeAssertionError,
+    TooltapeUsageError,
     is_repeated_name,
     parse_quirk,
     reference_merge,
 )
-from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
-from tooltape.harness._served import remember_served
+from tooltape.harness.served_streams import remember_served
 
-__all__ = ["FakeProvider", "ProviderRouter", "Turn", "json_wire"]
+__all__ = ["FakeProvider", "ProviderRouter", "Turn"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -69,15 +70,6 @@ def _answer(
 ) -> Callable[[ProviderRequest], Wire]:
     """Render ``plan`` for the request a turn answers (see :meth:`Dialect.echo`)."""
     return lambda request: dialect.render(plan, quirks, seed, request=request)
-
-
-def json_wire(
-    status: int, body: Mapping[str, Any], headers: tuple[tuple[str, str], ...] = ()
-) -> Wire:
-    """A JSON response (an HTTP error body, say) as a one-read wire, with extra ``headers``."""
-    content = json.dumps(body).encode()
-    base = (("content-type", "application/json"), ("content-length", str(len(content))))
-    return Wire(reads=(content,), status=status, headers=base + tuple(headers))
 
 
 def _tooltape_error(status: int, error_type: str, message: str) -> Wire:

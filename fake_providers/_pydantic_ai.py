@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, RawCall, RawTurn, ToolSpec, part_runs
+from tooltape.fake_providers.integration import Accumulator, RawCall, RawTurn, ToolSpec, part_runs
 
 __all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn", "pydantic_ai_accumulator"]
 

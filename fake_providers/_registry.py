@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooltape.harness import Quirk, parse_quirk
-from tooltape.harness._names import unknown_name
+from tooltape.harness.name_checks import unknown_name
 
 if TYPE_CHECKING:
     from tooltape.fake_providers._dialect import Dialect

@@ -17,9 +17,9 @@ import respx
 from respx.mocks import HTTPCoreMocker, HTTPXMocker, Mocker
 from respx.models import AllMockedAssertionError
 
-from tooltape.fake_providers._http_objects import provider_request, wire_response
 from tooltape.fake_providers._passthrough import intercepted_below
 from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
+from tooltape.fake_providers.http_objects import provider_request, wire_response
 
 __all__ = ["add_respx_routes", "patch_httpx"]
 

@@ -7,7 +7,6 @@ provider answers whoever asks, and has no business on a network.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import socket
 import threading
@@ -18,23 +17,14 @@ from typing import Any
 from tooltape.fake_providers._asgi import FakeProviderApp
 from tooltape.fake_providers._limits import ServerLimits, guarded_protocol
 from tooltape.fake_providers._provider import FakeProvider
-from tooltape.harness._errors import TooltapeUsageError
+from tooltape.fake_providers.loopback import is_loopback
+from tooltape.harness import TooltapeUsageError
 
 __all__ = ["serve_in_thread"]
 
 _STARTUP_TIMEOUT = 30.0
 _INCOMPLETE = "ASGI callable returned without completing response."
 """What uvicorn logs when an app drops a response on purpose (a cut wire)."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine (``localhost`` or a loopback address)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class _QuietAborts(logging.Filter):

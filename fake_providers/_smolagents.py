@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import RawTurn, ToolSpec
+from tooltape.fake_providers.integration import RawTurn, ToolSpec
 
 __all__ = ["SMOLAGENTS_INSTALL", "openai_server_model", "stream_turn"]
 

@@ -1,7 +1,7 @@
 """Wire quirks that rewrite server-sent events: events, field lines, line ends, EOF.
 
 These quirks change the text of the SSE body; the read-level quirks and the
-pipeline that runs them all live in :mod:`tooltape.fake_providers._framing`.
+pipeline that runs them all live in :mod:`tooltape.fake_providers.framing`.
 Each refuses a non-SSE body with a :class:`TooltapeUsageError`.
 """
 
@@ -16,8 +16,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from tooltape.fake_providers._framing import WireQuirk, is_done_frame
 from tooltape.fake_providers._sse import encode_sse
+from tooltape.fake_providers.framing import WireQuirk, is_done_frame
 from tooltape.harness import evidence
 
 __all__ = [

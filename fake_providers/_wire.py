@@ -60,7 +60,7 @@ class ProviderRequest:
 
     def json(self) -> object:
         """The body parsed as JSON (``None`` when it is empty), as ``json.loads`` parses it."""
-        from tooltape.harness._json_text import loads
+        from tooltape.harness.json_text import loads
 
         return loads(self.body) if self.body else None
 

@@ -18,13 +18,6 @@ Which dialect takes which EVENTS quirk is declared on the dialect
 
 from __future__ import annotations
 
-from tooltape.fake_providers._framing import (
-    CloseMidEvent,
-    EventsPerRead,
-    SplitReads,
-    SplitUtf8,
-    WireQuirk,
-)
 from tooltape.fake_providers._sse_quirks import (
     Comments,
     DataNoSpace,
@@ -112,6 +105,13 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     OpenCallsFirst,
     ResponseFailed,
     ResponsesNoObfuscation,
+)
+from tooltape.fake_providers.framing import (
+    CloseMidEvent,
+    EventsPerRead,
+    SplitReads,
+    SplitUtf8,
+    WireQuirk,
 )
 
 __all__ = [

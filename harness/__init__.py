@@ -11,7 +11,7 @@ langchain-core (whose messages module pulls in ``requests``) nor Hypothesis.
 
 import typing as _typing
 
-from tooltape.harness._lazy import lazy_exports as _lazy_exports
+from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.harness._agent_checks import (

@@ -24,8 +24,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 from tooltape.harness._hazards import is_repeated_name
-from tooltape.harness._names import check_names
 from tooltape.harness._pairing import find_pairing_problems, pending_tool_calls
+from tooltape.harness.name_checks import check_names
 
 __all__ = [
     "AgentLoopDetected",

@@ -15,9 +15,9 @@ from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._json_compare import json_equal, type_differences
 from tooltape.harness._lanes import draw_lanes
 from tooltape.harness._models import HazardKind, MergeResult, Plan, ToolCallDict
-from tooltape.harness._names import check_names
 from tooltape.harness._reference import DeltasLike, merge_result_from_message, reference_merge
-from tooltape.harness._served import served_stream
+from tooltape.harness.name_checks import check_names
+from tooltape.harness.served_streams import served_stream
 
 __all__ = [
     "ExpectedCalls",

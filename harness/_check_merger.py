@@ -31,10 +31,10 @@ from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._json_compare import json_equal
 from tooltape.harness._merger_examples import library_examples
 from tooltape.harness._models import MergeResult, Plan, ToolCallDict
-from tooltape.harness._names import unknown_name
 from tooltape.harness._quirks import Quirk
 from tooltape.harness._reference import reference_merge
 from tooltape.harness._scenarios import Scenario
+from tooltape.harness.name_checks import unknown_name
 from tooltape.harness.strategies import (
     _allowed_kinds,
     _allowed_value_kinds,

@@ -50,8 +50,8 @@ from langchain_core.messages import AIMessageChunk, ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.harness._index_routing import Guess, glued_ids, guessed_joins, shares_an_index
-from tooltape.harness._json_text import loads
 from tooltape.harness._models import Hazard, HazardKind
+from tooltape.harness.json_text import loads
 
 __all__ = ["find_hazards", "is_repeated_name"]
 

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from tooltape.harness._errors import TooltapeUsageError
-from tooltape.harness._names import check_names, unknown_name_message
+from tooltape.harness.name_checks import check_names, unknown_name_message
 
 if TYPE_CHECKING:
     from tooltape.harness._engine import Draft

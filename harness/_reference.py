@@ -17,7 +17,7 @@ form that stays linear and builds nothing it does not read:
   langchain-core's public, validating ``AIMessageChunk`` constructor, once per
   stream: its own validators parse every merged chunk into a valid or an invalid
   call. The streamed messages are not built at all when their chunks already are
-  what validation stores (:mod:`tooltape.harness._stored`); any other message goes
+  what validation stores (:mod:`tooltape.harness.chunk_validation`); any other message goes
   through that constructor, so coercion and rejection stay langchain-core's.
 
 Nothing here touches pydantic's internals or any other private module of
@@ -44,7 +44,7 @@ from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._hazards import find_hazards
 from tooltape.harness._lane_merge import merge_by_lane, validity
 from tooltape.harness._models import MergeResult
-from tooltape.harness._stored import stored_chunks
+from tooltape.harness.chunk_validation import stored_chunks
 
 __all__ = [
     "DeltasLike",

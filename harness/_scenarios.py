@@ -20,13 +20,13 @@ from pydantic_core import ErrorDetails
 
 from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
-from tooltape.harness._expansion import expanded_size, expansion_limit
-from tooltape.harness._files import read_text_file
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Plan
-from tooltape.harness._names import check_names
 from tooltape.harness._quirks import Quirk, parse_quirk
-from tooltape.harness._yaml_loader import BoundedSafeLoader, YamlTooLarge
+from tooltape.harness.name_checks import check_names
+from tooltape.harness.user_files import read_text_file
+from tooltape.harness.yaml_expansion import expanded_size, expansion_limit
+from tooltape.harness.yaml_loader import BoundedSafeLoader, YamlTooLarge
 
 __all__ = ["Scenario", "ScenarioFileError", "load_scenarios", "select_scenarios"]
 

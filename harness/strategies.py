@@ -30,9 +30,9 @@ from tooltape.harness._engine import stream_plan
 from tooltape.harness._errors import TooltapeUsageError
 from tooltape.harness._fragments import PlannedStream
 from tooltape.harness._models import Deltas, Plan, PlannedCall
-from tooltape.harness._names import check_names
 from tooltape.harness._quirks import _REGISTRY, Quirk, SplitArgs, Stage, parse_quirk
 from tooltape.harness._stream_shapes import SPELLINGS
+from tooltape.harness.name_checks import check_names
 
 __all__ = [
     "argument_objects",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import typing as _typing
 
-from tooltape.harness._lazy import lazy_exports as _lazy_exports
+from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.plugin._cases import ScenarioCase

@@ -19,7 +19,7 @@ from tooltape.harness import (
     reference_merge,
     select_scenarios,
 )
-from tooltape.harness._names import check_names
+from tooltape.harness.name_checks import check_names
 
 __all__ = ["ScenarioCase", "build_cases", "short_dialect_name"]
 

@@ -125,7 +125,7 @@ class FakeSession:
     def _route_botocore(self, provider: ScriptedProvider) -> None:
         """Serve ``provider`` to boto3 too, over one 127.0.0.1 server per test."""
         if self._botocore is None:
-            from tooltape.fake_providers._botocore import patch_botocore
+            from tooltape.fake_providers.botocore_patch import patch_botocore
 
             self._botocore = self._stack.enter_context(patch_botocore(provider))
         else:

@@ -161,14 +161,14 @@ def tooltape_snapshot(snapshot: Any) -> Any:
 
 def cassette_file_name(test_name: str) -> str:
     """A file name for a test's cassette: file-safe, hashed when made safe or long."""
-    from tooltape.cassettes._paths import safe_file_name
+    from tooltape.cassettes.cassette_paths import safe_file_name
 
     return safe_file_name(test_name)
 
 
 def _cassette_path(request: pytest.FixtureRequest, folder: Path, name: str | None) -> Path:
     """The marker's name (kept inside ``folder``) or one made from the test's name."""
-    from tooltape.cassettes._paths import confined_path
+    from tooltape.cassettes.cassette_paths import confined_path
 
     if name is not None:
         return confined_path(folder, f"{name}.yaml", "the cassette name")
@@ -179,7 +179,7 @@ def _cassette_path(request: pytest.FixtureRequest, folder: Path, name: str | Non
 
 def _cassette_options(config: dict[str, Any], marker: dict[str, Any]) -> dict[str, Any]:
     """use_cassette's options: the marker's over ``tooltape_config``'s; scrubbing rules add up."""
-    from tooltape.cassettes._scrub_rules import merge_options
+    from tooltape.cassettes.scrub_rules import merge_options
 
     base, mine = ({k: d[k] for k in d if k in USE_CASSETTE_KWARGS} for d in (config, marker))
     return {**base, **mine, **merge_options(base, mine)}
@@ -193,7 +193,7 @@ def tooltape_cassette(
 ) -> Iterator[CassetteSession]:
     """The cassette of ``@pytest.mark.tooltape_cassette``, replayed (or recorded) for the test."""
     from tooltape.cassettes import CassetteError, CassetteSession, block_network
-    from tooltape.cassettes._recorder import patched_transports
+    from tooltape.cassettes.transport_seam import patched_transports
     from tooltape.harness import TooltapeUsageError
 
     mark = request.node.get_closest_marker("tooltape_cassette")

@@ -330,7 +330,7 @@ _TOOLTAPE_SECTION = re.compile(rb"^tooltape:", re.MULTILINE)
 
 def _is_tooltape_cassette(path: Any) -> bool:
     from tooltape.harness import TooltapeUsageError
-    from tooltape.harness._files import read_regular_file
+    from tooltape.harness.user_files import read_regular_file
 
     try:
         return _TOOLTAPE_SECTION.search(read_regular_file(path)) is not None

@@ -29,7 +29,7 @@ from typing import Any
 
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, get_dialect, serve_in_thread
 from tooltape.harness import Plan, Scenario, TooltapeUsageError
-from tooltape.harness._names import check_names
+from tooltape.harness.name_checks import check_names
 from tooltape.plugin._engine.differential import (
     LANGCHAIN,
     AccumulatorResult,

@@ -60,7 +60,9 @@ def check_config(config: Mapping[str, Any], item_name: str) -> None:
     """Refuse a ``tooltape_config`` key tooltape does not read, with the closest ones."""
     if set(config) <= set(CONFIG_KEYS):
         return
-    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+    from tooltape.harness.name_checks import (
+        check_names,  # only on a mistake: the plugin loads light
+    )
 
     check_names(
         "setting",
@@ -81,7 +83,9 @@ def _reject(marker: str, item_name: str, problem: str, accepted: tuple[str, ...]
 def _check_kwargs(marker: str, mark: pytest.Mark, item_name: str, known: tuple[str, ...]) -> None:
     if set(mark.kwargs) <= set(known):
         return
-    from tooltape.harness._names import check_names  # only on a mistake: the plugin loads light
+    from tooltape.harness.name_checks import (
+        check_names,  # only on a mistake: the plugin loads light
+    )
 
     check_names(
         "argument",

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from tooltape.cassettes._record_modes import RECORD_MODES
+from tooltape.cassettes import RECORD_MODES
 
 __all__ = ["RECORD_MODES", "SETTINGS", "Setting", "add_options", "resolve", "session_value"]
 
 
 def _record_mode(value: str) -> str:
     if value not in RECORD_MODES:
-        from tooltape.harness._names import unknown_name  # only on a mistake
+        from tooltape.harness.name_checks import unknown_name  # only on a mistake
 
         raise unknown_name(
             "record mode", value, RECORD_MODES, error=pytest.UsageError, prefix="tooltape: "

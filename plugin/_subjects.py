@@ -92,7 +92,7 @@ def _from_factory(made: Any, where: str) -> list[Subject]:
 
 def _check(subjects: Sequence[Subject], taken: Sequence[str]) -> None:
     from tooltape.fake_providers import dialect_names
-    from tooltape.harness._names import check_names
+    from tooltape.harness.name_checks import check_names
 
     seen = set(taken)
     for subject in subjects:
@@ -160,7 +160,7 @@ def check_subject(
     """
     __tracebackhide__ = True
     from tooltape.cassettes import bundled_scenarios, get_scenario
-    from tooltape.harness._names import check_names
+    from tooltape.harness.name_checks import check_names
     from tooltape.plugin._engine.expectations import Expectations
     from tooltape.plugin._engine.run import run_matrix
     from tooltape.plugin.cli.findings import findings

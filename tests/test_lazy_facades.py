@@ -16,7 +16,7 @@ import pytest
 
 import tooltape.cassettes
 import tooltape.fake_providers
-from tooltape.harness._lazy import _type_checking_imports
+from tooltape.harness.lazy_facades import _type_checking_imports
 
 FACADES = [tooltape.cassettes, tooltape.fake_providers]
 
@@ -34,7 +34,7 @@ def test_inspect_imports_neither_the_chat_model_nor_the_server():
     code = (
         "import sys, tooltape.cassettes._inspect\n"
         "heavy = ['tooltape.fake_providers._chat_model', 'tooltape.fake_providers._asgi',"
-        " 'tooltape.cassettes._recorder', 'langchain_core.language_models']\n"
+        " 'tooltape.cassettes.transport_seam', 'langchain_core.language_models']\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -86,7 +86,7 @@ def test_a_public_name_the_type_checking_block_does_not_import_fails_the_import(
     package.mkdir()
     (package / "__init__.py").write_text(
         "import typing\n"
-        "from tooltape.harness._lazy import lazy_exports\n"
+        "from tooltape.harness.lazy_facades import lazy_exports\n"
         "if typing.TYPE_CHECKING:\n"
         "    from halfdone._made import made\n"
         '__all__ = ["made", "forgotten"]\n'

@@ -15,9 +15,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from tooltape.harness import TooltapeUsageError
-from tooltape.harness._expansion import expanded_size, expansion_limit
-from tooltape.harness._files import read_text_file
-from tooltape.harness._yaml_loader import BoundedSafeLoader
+from tooltape.harness.user_files import read_text_file
+from tooltape.harness.yaml_expansion import expanded_size, expansion_limit
+from tooltape.harness.yaml_loader import BoundedSafeLoader
 
 __all__ = ["parse_data_file", "read_data_file"]
 

@@ -27,18 +27,18 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, dialect_names, get_dialect
-from tooltape.fake_providers._integration import Accumulator, installed, raw_turn
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat import read_chat_stream
+from tooltape.fake_providers.integration import Accumulator, installed, raw_turn
 from tooltape.harness import (
     Plan,
     Scenario,
     Stage,
     ToolCallDict,
+    TooltapeUsageError,
     parse_quirk,
     reference_merge,
     stream_plan,
 )
-from tooltape.harness._errors import TooltapeUsageError
 from tooltape.plugin._engine.run import _Stage, _staged
 from tooltape.plugin._engine.subjects import accumulator_adapter
 from tooltape.plugin._engine.turns import wire_text

@@ -153,7 +153,7 @@ class Expectations:
         Raises:
             TooltapeUsageError: Naming the entry and the unknown name.
         """
-        from tooltape.harness._names import check_names
+        from tooltape.harness.name_checks import check_names
 
         known_scenarios, known_adapters = set(scenarios), set(adapters)
         for number, entry in enumerate(self.entries):

@@ -197,7 +197,7 @@ def check_pinned_names(
     Raises:
         TooltapeUsageError: Naming the file and the unknown name.
     """
-    from tooltape.harness._names import check_names
+    from tooltape.harness.name_checks import check_names
 
     where = f"{pins.source}: "
     check_names("scenario", sorted({s for s, _ in pins.cells}), set(scenarios), prefix=where)

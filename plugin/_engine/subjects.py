@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._integration import (
+from tooltape.fake_providers.integration import (
     Accumulator,
     RawCall,
     installed,

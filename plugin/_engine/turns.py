@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tooltape.fake_providers._integration import part_runs
+from tooltape.fake_providers.integration import part_runs
 
 if TYPE_CHECKING:
     from tooltape.fake_providers import Dialect, Wire
@@ -104,9 +104,9 @@ def wire_text(dialect: Dialect, wire: Wire) -> Text | None:
     ``None`` when the body cannot be read as events (a malformed event): the
     reference then has no text, and no subject is judged on it.
     """
-    from tooltape.cassettes._errors import CassetteError
-    from tooltape.cassettes._events import read_events
-    from tooltape.cassettes._frames import framing_of
+    from tooltape.cassettes import CassetteError
+    from tooltape.cassettes.body_events import read_events
+    from tooltape.cassettes.body_framing import framing_of
 
     try:
         events = read_events(wire.body, framing_of(wire.content_type), aborted=True)

@@ -190,11 +190,11 @@ def parse_quirk_option(text: str) -> Any:
 
 def _quirk_problem(value: Any, error: ValidationError) -> str:
     """One line from pydantic's report: the parameter, what is wrong, what the kind takes."""
-    from tooltape.harness._quirks import _REGISTRY
+    from tooltape.harness.quirk_registry import quirk_class
 
     first = error.errors()[0]
     where = ".".join(map(str, first["loc"])) or "the quirk"
-    takes = sorted(set(_REGISTRY[value["kind"]].model_fields) - {"kind"})
+    takes = sorted(set(quirk_class(value["kind"]).model_fields) - {"kind"})
     return (
         f"{value['kind']} {where}: {first['msg'].lower()}; "
         f"{value['kind']} takes {', '.join(takes) or 'no parameters'}"

@@ -81,7 +81,7 @@ def check(dest: Path | None, dialects: tuple[str, ...]) -> int:
       tooltape library check --dialect openai_chat
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.cassettes import LIBRARY_DIR
-    from tooltape.cassettes._library_build import stale_files
+    from tooltape.cassettes.library_build import stale_files
 
     folder = dest or LIBRARY_DIR
     problems = stale_files(folder, dialects=list(dialects) or None)

@@ -60,7 +60,7 @@ def _choose(
 
 
 def _check_adapters(adapters: list[str] | None, extra: list[Any]) -> None:
-    from tooltape.harness._names import check_names
+    from tooltape.harness.name_checks import check_names
     from tooltape.plugin._engine.subjects import adapter_names
 
     check_names("adapter", adapters or (), [*adapter_names(), *(a.name for a in extra)])

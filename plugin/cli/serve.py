@@ -56,12 +56,12 @@ def load_script(path: Path) -> list[Any]:
     Raises:
         TooltapeUsageError: Unreadable, not YAML/JSON, or not a list of turns.
     """
-    from tooltape.cassettes._yaml import load_yaml
-    from tooltape.harness._files import read_text_file
+    from tooltape.cassettes.yaml_text import load_yaml
+    from tooltape.harness.user_files import read_text_file
 
     text = read_text_file(path, what="script")
     document = load_yaml(text, path, what="script")  # bombs, deep nesting: one line
-    from tooltape.cassettes._errors import bounded
+    from tooltape.harness.bounded_reprs import bounded
 
     turns = document.get("turns") if isinstance(document, dict) else document
     if not isinstance(turns, list) or not turns:
@@ -131,7 +131,7 @@ class _Script:
 
 
 def _shown(value: Any) -> str:
-    from tooltape.cassettes._errors import bounded
+    from tooltape.harness.bounded_reprs import bounded
 
     return bounded(value)
 
@@ -140,7 +140,7 @@ def _turn_problem(error: BaseException) -> str:
     """One line for what is wrong with a turn (pydantic's first error, or the error's text)."""
     from pydantic import ValidationError
 
-    from tooltape.cassettes._errors import bounded, bounded_text, error_text
+    from tooltape.harness.bounded_reprs import bounded, bounded_text, error_text
 
     if isinstance(error, ValidationError):
         first = error.errors()[0]
@@ -226,7 +226,7 @@ def _run(
     banner: Callable[[str], list[str]],
 ) -> None:
     from tooltape.fake_providers import serve_in_thread
-    from tooltape.fake_providers._server import is_loopback
+    from tooltape.fake_providers.loopback import is_loopback
 
     host, port, allow = where
 
@@ -336,7 +336,7 @@ def serve(
       tooltape serve --cassette weather.yaml --once
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
     from tooltape.fake_providers import FakeProviderApp, ServerLimits, get_dialect
-    from tooltape.fake_providers._server import is_loopback
+    from tooltape.fake_providers.loopback import is_loopback
 
     limits = ServerLimits(
         header_timeout=header_timeout,

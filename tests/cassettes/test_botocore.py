@@ -18,7 +18,7 @@ from langchain_aws import ChatBedrockConverse
 
 from tooltape.cassettes import UnmatchedRequest, load_cassette, record, use_cassette
 from tooltape.fake_providers import FakeProvider
-from tooltape.fake_providers._botocore import patch_botocore
+from tooltape.fake_providers.botocore_patch import patch_botocore
 from tooltape.harness import Plan, PlannedCall
 
 PLAN = Plan(calls=[PlannedCall("get_weather", {"city": "Paris"}, "tooluse_1")])

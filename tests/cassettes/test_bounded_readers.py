@@ -27,7 +27,7 @@ from tooltape.cassettes import (
     use_cassette,
 )
 from tooltape.harness import TooltapeUsageError, load_scenarios
-from tooltape.harness._yaml_loader import BoundedSafeLoader, YamlTooLarge
+from tooltape.harness.yaml_loader import BoundedSafeLoader, YamlTooLarge
 from tooltape.plugin._engine.expectations import load_expectations
 from tooltape.plugin.cli import main
 from tooltape.plugin.cli.serve import load_script

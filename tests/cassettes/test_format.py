@@ -20,7 +20,7 @@ from tooltape.cassettes import (
     load_cassette,
     save_cassette,
 )
-from tooltape.cassettes._frames import split_frames
+from tooltape.cassettes.body_framing import split_frames
 from tooltape.fake_providers import get_dialect
 from tooltape.harness import reference_merge
 

@@ -23,8 +23,8 @@ from tooltape.cassettes import (
     library_path,
     load_cassette,
 )
-from tooltape.cassettes._library_build import bundled_dialects, stale_files
 from tooltape.cassettes._recorded_merge import GENERATED_ID, reference_of
+from tooltape.cassettes.library_build import bundled_dialects, stale_files
 from tooltape.fake_providers import FakeProvider, get_dialect
 
 TOOLTAPE = Path(sys.executable).parent / "tooltape"

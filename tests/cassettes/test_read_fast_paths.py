@@ -14,15 +14,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tooltape.cassettes import CassetteError, library_path, load_cassette
-from tooltape.cassettes._events import (
+from tooltape.cassettes.body_events import (
     _first_event,
     _json,
     _Where,
     read_events,
 )
-from tooltape.cassettes._frames import framing_of, split_frames
+from tooltape.cassettes.body_framing import framing_of, split_frames
 from tooltape.fake_providers import decode_sse
-from tooltape.harness._json_text import loads
+from tooltape.harness.json_text import loads
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 

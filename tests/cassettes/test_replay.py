@@ -30,7 +30,7 @@ from tooltape.cassettes import (
     use_cassette,
 )
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._framing import PEER_CLOSED
+from tooltape.fake_providers.framing import PEER_CLOSED
 from tooltape.harness import reference_merge
 
 CHAT = library_path("parallel_sequential", "openai_chat")

@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tooltape.fake_providers import dialect_names, get_dialect
-from tooltape.fake_providers._event_shape import (
+from tooltape.fake_providers.event_shapes import (
     _compiled,
     _steps,
     _tree,

@@ -30,9 +30,9 @@ import pytest
 from _corpus import corpus_records
 
 from tooltape.cassettes._errors import CassetteError
-from tooltape.cassettes._events import read_events
 from tooltape.cassettes._plan_from import plan_from_recording
 from tooltape.cassettes._recorded_merge import searchable
+from tooltape.cassettes.body_events import read_events
 from tooltape.fake_providers import ProviderRequest, get_dialect
 from tooltape.fake_providers.dialects.openai_compatible._profiles import corpus_claims
 from tooltape.harness import Plan, PlannedCall, reference_merge

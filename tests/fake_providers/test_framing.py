@@ -17,17 +17,17 @@ from langchain_core.messages.tool import tool_call_chunk
 from openai._streaming import SSEDecoder
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._framing import (
+from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
+from tooltape.fake_providers._provider import FakeProvider
+from tooltape.fake_providers._sse import decode_sse, encode_sse
+from tooltape.fake_providers._wire import Wire
+from tooltape.fake_providers.framing import (
     PEER_CLOSED,
     AbortedWire,
     WireQuirk,
     apply_wire_quirks,
 )
-from tooltape.fake_providers._http_objects import provider_request
-from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
-from tooltape.fake_providers._provider import FakeProvider
-from tooltape.fake_providers._sse import decode_sse, encode_sse
-from tooltape.fake_providers._wire import Wire
+from tooltape.fake_providers.http_objects import provider_request
 from tooltape.harness import (
     Plan,
     PlannedCall,

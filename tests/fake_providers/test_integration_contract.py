@@ -15,7 +15,7 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 
 from tooltape.fake_providers import dialect_names, get_dialect
-from tooltape.fake_providers._integration import Integration
+from tooltape.fake_providers.integration import Integration
 
 DIALECTS = dialect_names()
 REQUIRED = (

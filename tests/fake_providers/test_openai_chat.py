@@ -24,7 +24,7 @@ from pydantic import SecretStr
 
 from tooltape.fake_providers import ProviderRequest, Wire, get_dialect
 from tooltape.fake_providers._call_ids import with_provider_ids
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat import read_chat_stream
 from tooltape.harness import (
     Fragment,
     Plan,

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 
 from tooltape.fake_providers import get_dialect
 from tooltape.fake_providers._stream_reading import StreamReading
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat import read_chat_stream
 from tooltape.harness import Plan, PlannedCall, Stage, parse_quirk, quirk_kinds, reference_merge
 
 DIALECT = get_dialect("openai_chat")

@@ -22,7 +22,7 @@ import pytest
 from _corpus import corpus_params
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat import read_chat_stream
 from tooltape.fake_providers.dialects.openai_compatible._profiles import PROFILES, corpus_claims
 from tooltape.harness import Plan, PlannedCall, parse_quirk, reference_merge
 

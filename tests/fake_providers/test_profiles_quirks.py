@@ -20,8 +20,8 @@ from pydantic import SecretStr
 
 from tooltape.fake_providers import dialect_names, get_dialect
 from tooltape.fake_providers._profile import ProfileDialect
+from tooltape.fake_providers.dialects.openai_chat import read_chat_stream
 from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
 from tooltape.fake_providers.dialects.openai_compatible import _call_quirks, _quirks, _server_quirks
 from tooltape.fake_providers.dialects.openai_compatible._call_quirks import CallIdFormat
 from tooltape.fake_providers.dialects.openai_compatible._profiles import (

@@ -15,9 +15,10 @@ from openai.types.chat import ChatCompletionMessageParam
 from tooltape.fake_providers import Dialect, ProviderEvent, get_dialect, register_dialect
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._httpx2_transport import patch_httpx2
-from tooltape.fake_providers._provider import FakeProvider, ProviderRouter, json_wire
+from tooltape.fake_providers._provider import FakeProvider, ProviderRouter
 from tooltape.fake_providers._sse import decode_sse
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers.http_objects import json_wire
 from tooltape.harness import Deltas, Plan, PlannedCall, PlannedStream, Quirk
 from tooltape.harness._errors import TooltapeAssertionError, TooltapeUsageError
 

@@ -19,10 +19,10 @@ from langchain_openai import ChatOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
 from tooltape.fake_providers._asgi import FakeProviderApp
-from tooltape.fake_providers._framing import PEER_CLOSED
 from tooltape.fake_providers._provider import FakeProvider
 from tooltape.fake_providers._server import serve_in_thread
 from tooltape.fake_providers._wire import Wire
+from tooltape.fake_providers.framing import PEER_CLOSED
 from tooltape.harness import MergeResult, Plan, PlannedCall, reference_merge
 from tooltape.harness._errors import TooltapeUsageError
 

@@ -23,11 +23,11 @@ from langchain_openai import ChatOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers._framing import PEER_CLOSED
 from tooltape.fake_providers._httpx2_transport import FakeTransport, patch_httpx2
 from tooltape.fake_providers._provider import FakeProvider
 from tooltape.fake_providers._respx import add_respx_routes, patch_httpx
 from tooltape.fake_providers._wire import Wire
+from tooltape.fake_providers.framing import PEER_CLOSED
 from tooltape.harness import MergeResult, Plan, PlannedCall, reference_merge
 
 PLAN = Plan(

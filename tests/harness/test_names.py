@@ -15,7 +15,7 @@ from tooltape.harness import (
     parse_quirk,
     select_scenarios,
 )
-from tooltape.harness._names import check_names, unknown_name, unknown_name_message
+from tooltape.harness.name_checks import check_names, unknown_name, unknown_name_message
 from tooltape.harness.strategies import histories, quirk_sets
 
 

@@ -19,7 +19,7 @@ from tooltape.harness import (
     to_message_chunks,
 )
 from tooltape.harness._lane_merge import merge_by_lane, validity
-from tooltape.harness._stored import stored_chunks
+from tooltape.harness.chunk_validation import stored_chunks
 from tooltape.harness.strategies import planned_streams, plans
 
 # Without the size-setting value kinds (100,000-character strings, many keys, deep

@@ -10,7 +10,10 @@ from tooltape.fake_providers._haystack import (
     anthropic_generator,
     generator_turn,
 )
-from tooltape.fake_providers._integration import (
+from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._llama_index import llama_index_accumulator
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
+from tooltape.fake_providers.integration import (
     Accumulator,
     Integration,
     RawCall,
@@ -18,9 +21,6 @@ from tooltape.fake_providers._integration import (
     ToolSpec,
     part_runs,
 )
-from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._llama_index import llama_index_accumulator
-from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas
 
 __all__ = ["read_anthropic_stream"]

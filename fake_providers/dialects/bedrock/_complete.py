@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._non_streaming import call_deltas
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message
+from tooltape.fake_providers.non_streaming import call_deltas
 from tooltape.harness import Deltas
 
 __all__ = ["converse_completion", "converse_completion_deltas", "invoke_completion"]

@@ -54,7 +54,6 @@ from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_p
 from tooltape.fake_providers._expressible import (
     require_header_fields,
 )
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.bedrock._complete import (
     converse_completion,
@@ -70,6 +69,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_converse_request,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import (
     Deltas,
     Finish,

@@ -2,7 +2,7 @@
 
 boto3 speaks botocore over urllib3, which no transport patch reaches: the
 fixtures serve Bedrock on a 127.0.0.1 server and send botocore there
-(:mod:`tooltape.fake_providers._botocore`).
+(:mod:`tooltape.fake_providers.botocore_patch`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import Accumulator, Integration, ToolSpec
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.anthropic._integration import anthropic_body, message_stream
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
 
 __all__ = ["BedrockConverseIntegration", "BedrockInvokeIntegration"]
 

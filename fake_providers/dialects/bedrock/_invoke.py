@@ -37,7 +37,6 @@ from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig
 from tooltape.fake_providers._expressible import require_header_fields
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
 from tooltape.fake_providers.dialects.anthropic._dialect import (
@@ -61,6 +60,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas, Finish, Plan, PlannedStream
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]

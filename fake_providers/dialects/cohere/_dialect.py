@@ -48,7 +48,6 @@ from tooltape.fake_providers._event_text import Piece, dig, text_piece
 from tooltape.fake_providers._expressible import (
     require_header_fields,
 )
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.cohere._complete import (
     cohere_completion,
@@ -60,6 +59,7 @@ from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas, Plan, PlannedStream, TooltapeUsageError
 
 __all__ = ["CohereV2Dialect"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import (
+from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
+from tooltape.fake_providers.integration import (
     Accumulator,
     Integration,
     RawCall,
@@ -13,8 +15,6 @@ from tooltape.fake_providers._integration import (
     ToolSpec,
     part_runs,
 )
-from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
 
 __all__ = ["CohereIntegration"]
 

@@ -59,7 +59,6 @@ from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import url_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._sse_quirks import LineEndings
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
@@ -83,6 +82,7 @@ from tooltape.fake_providers.dialects.gemini._validate import (
     gemini_body_error,
     validate_gemini_request,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import (
     Deltas,
     Finish,

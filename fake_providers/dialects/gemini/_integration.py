@@ -6,7 +6,9 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import (
+from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
+from tooltape.fake_providers.integration import (
     Accumulator,
     Integration,
     RawCall,
@@ -14,8 +16,6 @@ from tooltape.fake_providers._integration import (
     ToolSpec,
     part_runs,
 )
-from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 
 __all__ = ["GeminiIntegration"]
 

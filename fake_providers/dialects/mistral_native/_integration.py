@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import (
+from tooltape.fake_providers._litellm import litellm_accumulator
+from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
+from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
+from tooltape.fake_providers.integration import (
     Accumulator,
     Integration,
     RawCall,
     RawTurn,
     ToolSpec,
 )
-from tooltape.fake_providers._litellm import litellm_accumulator
-from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
 
 __all__ = ["MistralNativeIntegration"]
 

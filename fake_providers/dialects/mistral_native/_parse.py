@@ -27,9 +27,9 @@ from typing import Any
 
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.fake_providers._non_streaming import call_deltas, json_document
 from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
+from tooltape.fake_providers.non_streaming import call_deltas, json_document
 from tooltape.harness import Delta, Deltas
 
 __all__ = ["read_mistral_stream"]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._non_streaming import call_deltas
+from tooltape.fake_providers.non_streaming import call_deltas
 from tooltape.harness import Deltas
 
 __all__ = ["chat_completion", "chat_completion_deltas"]

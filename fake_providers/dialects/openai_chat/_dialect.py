@@ -28,7 +28,6 @@ from tooltape.fake_providers._event_text import (
     dig,
     finish_named,
 )
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._complete import (
     chat_completion,
@@ -40,6 +39,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream, Quirk, Stage, evidence
 
 __all__ = [

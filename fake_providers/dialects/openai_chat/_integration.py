@@ -6,12 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
-from tooltape.fake_providers._integration import (
-    Accumulator,
-    Integration,
-    RawTurn,
-    ToolSpec,
-)
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
@@ -20,6 +14,12 @@ from tooltape.fake_providers._smolagents import (
     SMOLAGENTS_INSTALL,
     openai_server_model,
     stream_turn,
+)
+from tooltape.fake_providers.integration import (
+    Accumulator,
+    Integration,
+    RawTurn,
+    ToolSpec,
 )
 
 __all__ = [

@@ -27,8 +27,8 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._stream_reading import StreamReading, raised
 from tooltape.harness import Delta, Deltas
-from tooltape.harness._json_text import loads
-from tooltape.harness._stored import stored_chunks
+from tooltape.harness.chunk_validation import stored_chunks
+from tooltape.harness.json_text import loads
 
 __all__ = ["read_chat_stream"]
 

@@ -29,7 +29,7 @@ from tooltape.fake_providers.dialects.openai_compatible import (  # noqa: F401
     _server_quirks,
 )
 from tooltape.harness import parse_quirk
-from tooltape.harness._names import unknown_name
+from tooltape.harness.name_checks import unknown_name
 
 __all__ = ["PROFILES", "Profile", "corpus_claims", "profile_base_url", "profile_table"]
 

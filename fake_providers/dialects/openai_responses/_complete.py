@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import ProviderEvent
-from tooltape.fake_providers._non_streaming import call_deltas
+from tooltape.fake_providers.non_streaming import call_deltas
 from tooltape.harness import Deltas
 
 __all__ = ["response_deltas", "response_object"]

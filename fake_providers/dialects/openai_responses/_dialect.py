@@ -42,7 +42,6 @@ from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._non_streaming import json_document
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._dialect import OPENAI_CALL_ID
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
@@ -69,8 +68,8 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.harness import Deltas, Finish, Plan, PlannedStream
-from tooltape.harness._fragments import Fragment
+from tooltape.fake_providers.non_streaming import json_document
+from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream
 
 __all__ = ["OpenAIResponsesDialect"]
 

@@ -5,19 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._integration import (
+from tooltape.fake_providers._openai_agents import openai_agents_accumulator
+from tooltape.fake_providers.dialects.openai_chat._integration import (
+    chat_openai,
+    openai_client,
+    pydantic_ai_openai,
+)
+from tooltape.fake_providers.integration import (
     Accumulator,
     Integration,
     RawCall,
     RawTurn,
     ToolSpec,
     part_runs,
-)
-from tooltape.fake_providers._openai_agents import openai_agents_accumulator
-from tooltape.fake_providers.dialects.openai_chat._integration import (
-    chat_openai,
-    openai_client,
-    pydantic_ai_openai,
 )
 
 __all__ = ["OpenAIResponsesIntegration"]

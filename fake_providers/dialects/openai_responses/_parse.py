@@ -40,7 +40,7 @@ from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._sse import openai_sdk_events
-from tooltape.harness._json_text import loads
+from tooltape.harness.json_text import loads
 
 __all__ = ["completes_arguments_on_done", "parse_responses_body"]
 

@@ -6,6 +6,8 @@ that is absent is fine (events differ); a field present with another type is a
 problem the reference adapter would skip, swallow or raise on, and the caller
 shows it instead of a silent "no tool calls". The walk reads only the declared
 paths and every message is bounded, whatever the event holds.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ refused: no absolute path, no ``..``, no drive. A test's own name is made
 file-safe the way pytest-recording does it, and when making it safe changed
 it, a short hash of the original is added, so ids such as ``a b``, ``a_b``,
 ``a/b`` and ``a?b`` get four different files.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

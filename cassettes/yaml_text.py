@@ -9,6 +9,8 @@ scalar with escapes, which still round-trips byte for byte; binary bodies (AWS
 event streams) are ``!!binary`` base64. Keys are sorted and the pure-Python
 emitter is used whatever libyaml is installed, so the same cassette always
 gives the same bytes.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from typing import Any
 
 import yaml
 
-from tooltape.cassettes._errors import CassetteError, bounded_text
-from tooltape.harness._expansion import expanded_size, expansion_limit
-from tooltape.harness._yaml_loader import BoundedSafeLoader, YamlTooLarge
+from tooltape.cassettes._errors import CassetteError
+from tooltape.harness.bounded_reprs import bounded_text
+from tooltape.harness.yaml_expansion import expanded_size, expansion_limit
+from tooltape.harness.yaml_loader import BoundedSafeLoader, YamlTooLarge
 
 __all__ = ["dump_yaml", "load_yaml"]
 

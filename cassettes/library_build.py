@@ -13,6 +13,8 @@ provider's public address, only the ``content-type`` response header is kept,
 ``recorded_at`` is fixed, keys are sorted, and a recording whose bytes or read
 boundaries differ from the render (a TCP read split on a busy machine) is
 recorded again.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from tooltape.cassettes._errors import CassetteError
 from tooltape.cassettes._library_requests import request_for
 from tooltape.cassettes._model import Cassette, CassetteInfo, Interaction, tooltape_version
 from tooltape.cassettes._recorded_merge import reference_of
-from tooltape.cassettes._recorder import MemoryHandler, patched_transports
 from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text
+from tooltape.cassettes.transport_seam import MemoryHandler, patched_transports
 from tooltape.fake_providers import (
     Dialect,
     FakeProvider,
@@ -41,7 +43,7 @@ from tooltape.fake_providers import (
     get_dialect,
     serve_in_thread,
 )
-from tooltape.fake_providers._framing import AbortedWire
+from tooltape.fake_providers.framing import AbortedWire
 from tooltape.harness import Scenario, TooltapeUsageError, load_scenarios
 
 __all__ = [

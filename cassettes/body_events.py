@@ -6,6 +6,8 @@ payload. A body that is not what its framing says, or an event whose data is
 not JSON, is a :class:`CassetteError` naming the file, the interaction and the
 event, except the last event of a recording whose connection dropped: that one
 is expected to be cut, and is listed as not dispatched.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooltape.cassettes._errors import CassetteError, bounded_text, error_text, where
-from tooltape.cassettes._frames import _SSE_LINE, Framing, split_frames
+from tooltape.cassettes._errors import CassetteError, where
+from tooltape.cassettes.body_framing import _SSE_LINE, Framing, split_frames
 from tooltape.fake_providers import decode_sse
-from tooltape.harness._json_text import loads
+from tooltape.harness.bounded_reprs import bounded_text, error_text
+from tooltape.harness.json_text import loads
 
 __all__ = ["BodyEvent", "read_events"]
 

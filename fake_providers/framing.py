@@ -13,6 +13,8 @@ always gives the same bytes and the same read boundaries.
 SSE-only quirks refuse other framings with a :class:`TooltapeUsageError`;
 ``events_per_read``, ``split_reads``, ``split_utf8`` and ``close_mid_event``
 work on any bytes.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -28,8 +30,7 @@ from pydantic import Field
 
 from tooltape.fake_providers._sse import decode_sse
 from tooltape.fake_providers._wire import Wire
-from tooltape.harness import Quirk, Stage, evidence
-from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness import Quirk, Stage, TooltapeUsageError, evidence
 
 __all__ = [
     "PEER_CLOSED",

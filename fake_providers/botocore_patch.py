@@ -8,6 +8,8 @@ server before urllib3 sends it. The request is signed for the real host and
 the client's own stack reads the answer, so ``boto3.client("bedrock-runtime")``
 built anywhere in the test, in any region or none, needs no ``endpoint_url``;
 requests for other hosts are sent as they were.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ YAML aliases (``*name``) share one object, so a kilobyte of text can stand for
 billions of nodes ("billion laughs"). Anything that walks the data (a repr, a
 validator, a header loop) then walks every copy. Loaders call
 :func:`expanded_size` right after parsing and refuse data far bigger than its text.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ same values, key order and duplicate-key rule (property tests hold it to
 that). What it refuses (bad JSON, but also lone surrogates and nesting deeper
 than 200, which ``json.loads`` takes) goes to ``json.loads``, whose value or
 error is the one that counts.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

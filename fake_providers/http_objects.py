@@ -6,19 +6,22 @@ per library. A wire's body goes out read by read, lazily, so the client's
 decoders see the read boundaries a socket would give them; a cut wire ends
 with the library's own read error. Every transport (httpx2, respx) and the
 cassette player answer through :func:`wire_response`.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import json
+from collections.abc import AsyncIterator, Iterator, Mapping
 from functools import cache
 from types import ModuleType
 from typing import Any
 
-from tooltape.fake_providers._framing import AbortedWire
 from tooltape.fake_providers._wire import ProviderRequest, Wire
+from tooltape.fake_providers.framing import AbortedWire
 
-__all__ = ["provider_request", "wire_response"]
+__all__ = ["json_wire", "provider_request", "wire_response"]
 
 
 @cache
@@ -78,3 +81,12 @@ def _header_dict(headers: Any) -> dict[str, str]:
         name, value = raw_name.decode(encoding).lower(), raw_value.decode(encoding)
         merged[name] = f"{merged[name]}, {value}" if name in merged else value
     return merged
+
+
+def json_wire(
+    status: int, body: Mapping[str, Any], headers: tuple[tuple[str, str], ...] = ()
+) -> Wire:
+    """A JSON response (an HTTP error body, say) as a one-read wire, with extra ``headers``."""
+    content = json.dumps(body).encode()
+    base = (("content-type", "application/json"), ("content-length", str(len(content))))
+    return Wire(reads=(content,), status=status, headers=base + tuple(headers))

@@ -6,6 +6,8 @@ each line of newline-delimited JSON, after each length-prefixed AWS
 event-stream message. The frames keep every byte, so joining them gives the
 body back; wire quirks (``split_reads``, ``line_endings``...) then apply to a
 recording exactly as they apply to a rendered stream.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from tooltape.fake_providers import Wire
-from tooltape.fake_providers._framing import apply_wire_quirks
+from tooltape.fake_providers.framing import apply_wire_quirks
 from tooltape.harness import Quirk
 
 __all__ = ["Framing", "framing_of", "reframe", "split_frames"]

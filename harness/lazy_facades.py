@@ -6,6 +6,8 @@ that block does not run: :func:`lazy_exports` reads it from the facade's source
 instead, so the import line is the one place that says where a name lives. A
 name is imported on first use and then cached in the package's namespace, so
 the next lookup is a plain attribute.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ A request that does not ask for a stream gets the provider's whole JSON body
 one message whose tool-call chunks are whole, as a non-streaming LangChain
 adapter builds them: name, args as JSON text, id, and the call's position as
 its index.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ each fake records what it served here, and :func:`served_stream` finds the
 stream whose chunks carry the message's call ids (by tool names when the stream
 carries no ids). Recording is cheap: a stream is parsed only when a failure
 asks for it. The fakes record; nothing here knows HTTP.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

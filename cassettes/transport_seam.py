@@ -8,6 +8,8 @@ recording (the wire streams lazily, read by read) or lets the request through
 to the real server; then the response body streams to the client untouched
 while every read is captured as it arrives, so a recording keeps the read
 boundaries the client actually saw.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

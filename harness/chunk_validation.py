@@ -6,6 +6,8 @@ validation stores, a message can be built without it, or skipped: the
 reference merge (:mod:`tooltape.harness._reference`) and the ``openai_chat``
 parse ask this one question here. Anything else goes through langchain-core's
 validating constructor, which coerces or rejects it there.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ user's ``vcr_config`` carries over:
     :class:`~tooltape.cassettes.RecordedRequest` (also before matching) or
     :class:`~tooltape.cassettes.RecordedResponse`, returning it (changed or
     not) or ``None`` to leave the interaction out of the cassette.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooltape.cassettes._errors import CassetteError
-from tooltape.harness._names import check_names
+from tooltape.harness.name_checks import check_names
 
 __all__ = [
     "SCRUB_OPTIONS",

@@ -10,6 +10,8 @@ name the path and what to do, and never quote the file's content.
 The one link followed is one inside tooltape's own installed package (an
 editable install links its data files there): the installer put it there, not
 a user; the file it leads to must still be a regular file within the bound.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ model talk to it, and which accumulators (an SDK's or a well-known library's)
 merge its streams. Every built-in dialect declares each of these in an
 ``_integration`` module of its own folder; the contract test
 (``tests/fake_providers/test_dialect_contract.py``) fails when one forgets.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._wire import ProviderRequest
-from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness import TooltapeUsageError
 
 __all__ = [
     "Accumulator",

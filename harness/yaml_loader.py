@@ -1,7 +1,7 @@
 """A safe YAML loader that bounds merge keys (``<<: *name``) while it builds the data.
 
 Aliases share one object, so they cost nothing to build; what they expand to is
-measured afterwards, in linear time, by :mod:`tooltape.harness._expansion`. A
+measured afterwards, in linear time, by :mod:`tooltape.harness.yaml_expansion`. A
 merge key instead *copies* the merged mapping's pairs into the new mapping, so
 chained merges (each level merging the one before) build data quadratic or
 worse in the text: 449 KB of text took 73 s and 2.7 GB before any check ran.
@@ -9,6 +9,8 @@ This loader counts every pair the merges produce, and every pair of every
 mapping it builds, as it builds them, and stops with :class:`YamlTooLarge`
 once the count passes the same bound the alias guard uses (about four times
 the text, plus a million).
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from tooltape.harness._expansion import expansion_limit
+from tooltape.harness.yaml_expansion import expansion_limit
 
 try:  # the C parser is only faster; the constructor, which merges, is Python either way
     from yaml import CSafeLoader as _SafeLoader

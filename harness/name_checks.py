@@ -3,6 +3,8 @@
 Every place that reads a name a user typed (scenario, tag, dialect, profile,
 quirk kind, marker argument, option value, adapter, matcher, record mode) builds
 its error here, so every such error reads the same and suggests the close name.
+
+Shared by tooltape's packages, not user API.
 """
 
 from __future__ import annotations
