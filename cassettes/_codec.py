@@ -37,6 +37,7 @@ from tooltape.cassettes._model import (
     RecordedResponse,
 )
 from tooltape.harness.bounded_reprs import bounded, bounded_text
+from tooltape.harness.json_text import loads
 from tooltape.harness.name_checks import unknown_name_message
 from tooltape.harness.user_files import positive_setting
 
@@ -93,7 +94,7 @@ def _request_body(body: bytes, binary: bool) -> str | bytes | None:
     if not body:
         return None
     try:
-        return json.dumps(json.loads(body), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(loads(body), indent=2, ensure_ascii=False) + "\n"
     except (ValueError, RecursionError):  # not JSON, or nested deeper than json can go
         return _text_or_bytes(body, binary)
 

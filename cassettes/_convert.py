@@ -26,6 +26,7 @@ from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._store import cassette_text, write_atomically
 from tooltape.cassettes.cassette_paths import confined_path
 from tooltape.fake_providers import get_dialect
+from tooltape.harness.json_text import loads
 from tooltape.harness.name_checks import unknown_name
 
 __all__ = ["API_DIALECTS", "convert_corpus_files", "convert_corpus_record"]
@@ -126,7 +127,7 @@ def convert_corpus_files(src: str | Path, dst: str | Path) -> list[Path]:
     written = []
     for file in files:
         try:
-            record = json.loads(file.read_text(encoding="utf-8"))
+            record = loads(file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise CassetteError(f"{file}: not a JSON corpus record ({error})") from None
         cassette = convert_corpus_record(record, label=str(file))

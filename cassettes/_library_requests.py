@@ -8,11 +8,11 @@ cassette sees which tools the recorded calls answer.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tooltape.fake_providers import Dialect
 from tooltape.harness import Plan, Scenario
+from tooltape.harness.json_text import loads
 
 __all__ = ["request_for"]
 
@@ -37,4 +37,4 @@ def _tools(plan: Plan) -> list[tuple[str, Schema]]:
 def request_for(dialect: Dialect, scenario: Scenario) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The path, query and JSON body of the request that records ``scenario`` in ``dialect``."""
     request = dialect.sample_request(scenario.description, _tools(scenario.plan))
-    return request.path, dict(request.query), json.loads(request.body)
+    return request.path, dict(request.query), loads(request.body)

@@ -13,7 +13,6 @@ by which tooltape version it was recorded, and the reference merge.
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tooltape.fake_providers import Wire
 from tooltape.fake_providers.framing import AbortedWire
 from tooltape.harness import Plan
+from tooltape.harness.json_text import loads
 
 __all__ = [
     "FORMAT_VERSION",
@@ -81,7 +81,7 @@ class RecordedRequest:
     def json(self) -> Any:
         """The body parsed as JSON, or ``None`` when it is empty or not JSON."""
         try:
-            return json.loads(self.body) if self.body else None
+            return loads(self.body) if self.body else None
         except (ValueError, RecursionError):  # not JSON, a huge number, or too deep
             return None
 

@@ -60,6 +60,7 @@ from tooltape.cassettes._secret_names import Where, looks_secret
 from tooltape.cassettes._secret_shapes import credential_parts, minted_in, shaped
 from tooltape.cassettes._split_secrets import joined_texts, mask_split, split_leaks
 from tooltape.cassettes.scrub_rules import Replacement, ScrubRules
+from tooltape.harness.json_text import loads
 
 __all__ = ["IDENTITY_HEADERS", "KEPT_REQUEST_HEADERS", "Scrubber"]
 
@@ -267,7 +268,7 @@ class Scrubber:
             return body
         self.secrets.update(shaped(body))
         try:
-            parsed = json.loads(body)
+            parsed = loads(body)
         except (ValueError, RecursionError):
             multipart = parse_multipart(content_type, body)
             if multipart is not None:
@@ -300,13 +301,13 @@ class Scrubber:
         self.secrets.update(shaped(body))
         documents: list[Any] = []
         try:
-            documents.append(json.loads(body))
+            documents.append(loads(body))
         except (ValueError, RecursionError):
             for line in body.splitlines():
                 payload = line.removeprefix(b"data:").strip()
                 if payload[:1] in (b"{", b"["):
                     with contextlib.suppress(ValueError, RecursionError):
-                        documents.append(json.loads(payload))
+                        documents.append(loads(payload))
             documents += joined_texts(body)
         self.secrets.update(minted_in(documents))  # depth-bounded: never a RecursionError
 

@@ -24,13 +24,13 @@ Composite credentials are remembered by their parts too
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from tooltape.cassettes._secret_forms import worth_sweeping
 from tooltape.cassettes._secret_names import looks_secret, name_words
+from tooltape.harness.json_text import loads
 
 __all__ = ["SHAPES", "credential_parts", "minted_in", "shaped", "strings_as_json"]
 
@@ -91,7 +91,7 @@ def strings_as_json(value: str) -> Any:
     if not text or text[0] not in "[{":
         return None
     try:
-        return json.loads(text)
+        return loads(text)
     except (ValueError, RecursionError):
         return None
 

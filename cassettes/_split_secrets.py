@@ -18,12 +18,12 @@ for each byte, so every offset stays valid and replay joins masked pieces.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tooltape.cassettes._secret_forms import SecretFinder
+from tooltape.harness.json_text import loads
 
 __all__ = ["FragmentStream", "fragment_streams", "joined_texts", "mask_split", "split_leaks"]
 
@@ -83,7 +83,7 @@ def _string_leaves(data: bytes, start: int, end: int) -> list[tuple[Path, int, i
         elif text.startswith(b'"'):
             if top.kind == b"{" and top.expect_key:
                 try:
-                    top.key = json.loads(text)
+                    top.key = loads(text)
                 except ValueError:
                     return []
             else:
@@ -120,7 +120,7 @@ class FragmentStream:
     def text(self, body: bytes) -> str | None:
         """The fragments joined and unescaped (``None``: not valid JSON string text)."""
         try:
-            value = json.loads(b'"' + self.joined(body) + b'"')
+            value = loads(b'"' + self.joined(body) + b'"')
         except ValueError:
             return None
         return value if isinstance(value, str) else None

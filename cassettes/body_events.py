@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,11 +219,11 @@ def _aws(frames: list[bytes], here: _Where) -> list[BodyEvent]:
             ) from None
         data: Any = payload.decode("utf-8", "replace")
         with contextlib.suppress(ValueError, RecursionError):
-            data = json.loads(payload) if payload else None
+            data = loads(payload) if payload else None
         if isinstance(data, dict) and isinstance(data.get("bytes"), str):
             # InvokeModelWithResponseStream wraps the model's own event in base64.
             with contextlib.suppress(ValueError, RecursionError):
-                data = {**data, "bytes": json.loads(base64.b64decode(data["bytes"]))}
+                data = {**data, "bytes": loads(base64.b64decode(data["bytes"]))}
         kind = str(headers.get(":event-type") or headers.get(":exception-type") or "message")
         events.append(BodyEvent(number, start, position, kind, data))
     return events
@@ -254,7 +253,7 @@ def read_events(
     if not body.strip():
         return []
     try:
-        data = json.loads(body)
+        data = loads(body)
     except (ValueError, RecursionError) as error:
         raise here.fail(
             None, f"the body is not JSON ({_json_problem(error)}): {_excerpt(body)}"

@@ -38,6 +38,7 @@ from tooltape.harness import (
     parse_quirk,
     stream_plan,
 )
+from tooltape.harness.json_text import compact
 
 __all__ = ["Dialect", "EventQuirks", "ProviderEvent", "path_pattern"]
 
@@ -203,9 +204,7 @@ class Dialect(Integration, ABC):
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """Serialise a non-streamed answer as the provider does (compact JSON by default)."""
-        import json
-
-        return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        return compact(body).encode()
 
     def completion_wire(self, body: dict[str, Any]) -> Wire:
         """The 200 response carrying a non-streamed answer (final: override the two above)."""

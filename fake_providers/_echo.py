@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.harness.json_text import loads
 
 __all__ = ["echo_model", "map_dicts", "request_body", "requested_model", "url_model"]
 
@@ -18,7 +18,7 @@ _URL_MODEL = re.compile(r"models/([^/:]+):")
 def request_body(request: ProviderRequest) -> dict[str, Any]:
     """The request's JSON object (``{}`` for an empty body, or one that is not an object)."""
     try:
-        body = json.loads(request.body) if request.body else None
+        body = loads(request.body) if request.body else None
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}

@@ -9,12 +9,12 @@ can produce the way a conforming client does.
 from __future__ import annotations
 
 import contextlib
-import json
-import json.encoder
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from tooltape.harness.json_text import compact, loads
 
 __all__ = [
     "SSEEvent",
@@ -43,21 +43,12 @@ class SSEEvent:
 
     def json(self) -> Any:
         """The data parsed as JSON."""
-        return json.loads(self.data)
-
-
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-"""``json.dumps`` with these options builds this encoder per call; every event reuses one."""
-
-
-def _compact_json(value: Any) -> str:
-    r"""Compact JSON with raw UTF-8, as real providers send it (not ``\u`` escapes)."""
-    return _COMPACT.encode(value)
+        return loads(self.data)
 
 
 def encode_sse(data: str | dict[str, Any], event: str | None = None) -> bytes:
     """Frame one event as OpenAI and Anthropic do: ``event:`` line, ``data:`` line, blank line."""
-    text = data if isinstance(data, str) else _compact_json(data)
+    text = data if isinstance(data, str) else compact(data)
     head = f"event: {event}\n" if event is not None else ""
     return f"{head}data: {text}\n\n".encode()
 
@@ -104,13 +95,13 @@ def decode_sse(body: bytes | str, *, flush_at_eof: bool = False) -> list[SSEEven
 
 def encode_ndjson(obj: dict[str, Any]) -> bytes:
     """One JSON object on one line, as Ollama streams."""
-    return (_compact_json(obj) + "\n").encode()
+    return (compact(obj) + "\n").encode()
 
 
 def decode_ndjson(body: bytes | str) -> list[Any]:
     """Decode newline-delimited JSON, skipping blank lines."""
     text = body.decode("utf-8") if isinstance(body, bytes) else body
-    return [json.loads(line) for line in _LINE.split(text) if line.strip()]
+    return [loads(line) for line in _LINE.split(text) if line.strip()]
 
 
 def openai_sdk_events(body: bytes) -> Iterator[tuple[str | None, str]]:

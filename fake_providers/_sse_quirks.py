@@ -8,7 +8,6 @@ Each refuses a non-SSE body with a :class:`TooltapeUsageError`.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Callable
 from random import Random
@@ -19,6 +18,7 @@ from pydantic import Field
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers.framing import WireQuirk, is_done_frame
 from tooltape.harness import evidence
+from tooltape.harness.json_text import loads
 
 __all__ = [
     "Comments",
@@ -210,7 +210,7 @@ class MultilineData(WireQuirk, kind="multiline_data"):
 
 def _is_json(value: bytes) -> bool:
     try:
-        json.loads(value)
+        loads(value)
     except ValueError:
         return False
     return True

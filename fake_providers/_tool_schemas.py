@@ -16,7 +16,8 @@ against its own pattern (the ``_validate`` module of each dialect, with links).
 from __future__ import annotations
 
 import functools
-import json
+
+from tooltape.harness.json_text import compact, loads
 
 __all__ = ["function_schema_problem", "schema_problem"]
 
@@ -24,7 +25,7 @@ __all__ = ["function_schema_problem", "schema_problem"]
 def schema_problem(schema: object) -> str | None:
     """Why ``schema`` is not a JSON Schema (jsonschema's best message), else ``None``."""
     try:
-        key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+        key = compact(schema, sort_keys=True, ensure_ascii=True)
     except (TypeError, ValueError):  # parsed JSON always dumps; anything else is no schema
         return f"{type(schema).__name__} is not a JSON value"
     return _problem(key)
@@ -52,7 +53,7 @@ def _problem(canonical: str) -> str | None:
     from jsonschema.exceptions import best_match
     from jsonschema.validators import Draft202012Validator, validator_for
 
-    schema = json.loads(canonical)
+    schema = loads(canonical)
     # validator_for reads $schema from a mapping only; anything else is judged by 2020-12.
     cls = validator_for(schema, default=Draft202012Validator) if isinstance(schema, dict) else None
     cls = cls or Draft202012Validator

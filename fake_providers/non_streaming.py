@@ -20,6 +20,7 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._wire import ProviderRequest
 from tooltape.harness import Deltas, Plan, PlannedCall
+from tooltape.harness.json_text import loads
 
 __all__ = ["call_deltas", "json_document", "plan_of_calls", "request_field"]
 
@@ -34,7 +35,7 @@ def json_document(body: bytes) -> object | None:
     if head not in (b"{", b"["):
         return None
     try:
-        document: object = json.loads(body)
+        document: object = loads(body)
     except (ValueError, RecursionError):
         return None
     return document

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from tooltape.harness._errors import TooltapeUsageError
+from tooltape.harness.json_text import loads
 
 __all__ = ["CallEntry", "History", "HistoryShape", "ResultEntry", "read_history"]
 
@@ -157,7 +158,7 @@ def _read_langchain(items: Sequence[Any], out: History) -> None:
 def _parse_args(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
-            return json.loads(arguments) if arguments else {}
+            return loads(arguments) if arguments else {}
         except json.JSONDecodeError:
             return arguments
     return arguments

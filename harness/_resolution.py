@@ -18,6 +18,7 @@ from typing import Any, Literal
 from langchain_core.utils._merge import merge_lists
 
 from tooltape.harness._reference import DeltasLike, to_message_chunks
+from tooltape.harness.json_text import loads
 
 __all__ = ["CallResolution", "StreamResolution", "resolve_stream"]
 
@@ -68,7 +69,7 @@ def _complete_json(args: str | None) -> bool:
     if not args or not args.rstrip().endswith("}"):
         return False  # cheap guard: only a closing brace can end an object
     try:
-        return isinstance(json.loads(args), dict)
+        return isinstance(loads(args), dict)
     except json.JSONDecodeError:
         return False
 

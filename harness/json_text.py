@@ -1,4 +1,4 @@
-"""``json.loads`` of one event's text (or a request's body), at pydantic-core's speed.
+"""The one JSON reader, :func:`loads` at pydantic-core's speed, and compact writer.
 
 Every event a body holds is decoded, and stdlib ``json`` was the largest cost of
 reading a long stream; a served request's body is read for its checks and its
@@ -8,6 +8,10 @@ same values, key order and duplicate-key rule (property tests hold it to
 that). What it refuses (bad JSON, but also lone surrogates and nesting deeper
 than 200, which ``json.loads`` takes) goes to ``json.loads``, whose value or
 error is the one that counts.
+
+:func:`compact` writes JSON the way providers send it: no spaces, raw UTF-8
+unless asked for ASCII escapes, through one encoder per set of options
+(``json.dumps`` with options builds an encoder per call).
 
 Shared by tooltape's packages, not user API.
 """
@@ -19,7 +23,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-__all__ = ["loads"]
+__all__ = ["compact", "loads"]
 
 
 def loads(text: str | bytes) -> Any:
@@ -33,3 +37,17 @@ def loads(text: str | bytes) -> Any:
         return from_json(text)
     except (ValueError, TypeError):  # TypeError: a lone surrogate cannot be encoded
         return json.loads(text)
+
+
+_ENCODERS = {
+    (sort_keys, ensure_ascii): json.JSONEncoder(
+        separators=(",", ":"), sort_keys=sort_keys, ensure_ascii=ensure_ascii
+    )
+    for sort_keys in (False, True)
+    for ensure_ascii in (False, True)
+}
+
+
+def compact(value: Any, *, sort_keys: bool = False, ensure_ascii: bool = False) -> str:
+    r"""``json.dumps(value, separators=(",", ":"), ...)``: raw UTF-8 unless ``ensure_ascii``."""
+    return _ENCODERS[sort_keys, ensure_ascii].encode(value)

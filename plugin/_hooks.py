@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterator
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tooltape.harness.json_text import loads
 from tooltape.plugin import _hookspecs
 from tooltape.plugin._failures import tooltape_failure
 from tooltape.plugin._markers import MARKERS, cassette_marker_kwargs, scenarios_marker_kwargs
@@ -260,7 +260,7 @@ class _Results:
         """Collect the tooltape facts a test reported."""
         for key, value in report.user_properties:
             if key == CASE_PROPERTY and (report.when == "call" or report.failed):
-                facts = json.loads(str(value))
+                facts = loads(str(value))
                 outcome: str = report.outcome if report.when == "call" else "failed"
                 if outcome == "passed" and facts["hazards"]:
                     outcome = "hazard"

@@ -29,6 +29,7 @@ from typing import Any
 
 from tooltape.fake_providers import FakeProvider, FakeProviderApp, get_dialect, serve_in_thread
 from tooltape.harness import Plan, Scenario, TooltapeUsageError
+from tooltape.harness.json_text import loads
 from tooltape.harness.name_checks import check_names
 from tooltape.plugin._engine.differential import (
     LANGCHAIN,
@@ -168,7 +169,7 @@ def _run_node(directory: Path, jobs: list[dict[str, Any]]) -> dict[int, dict[str
     if done.returncode != 0:
         tail = " ".join(done.stderr.split())[-300:]
         raise TooltapeUsageError(f"{directory / 'merge.mjs'} exited {done.returncode}: {tail}")
-    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    answers = [loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return {answer["key"]: answer for answer in answers}
 
 

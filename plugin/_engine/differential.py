@@ -39,6 +39,7 @@ from tooltape.harness import (
     reference_merge,
     stream_plan,
 )
+from tooltape.harness.json_text import loads
 from tooltape.plugin._engine.run import _Stage, _staged
 from tooltape.plugin._engine.subjects import accumulator_adapter
 from tooltape.plugin._engine.turns import wire_text
@@ -186,7 +187,7 @@ class DifferentialRow:
 def _call(name: Any, args: Any, call_id: Any) -> ToolCallDict:
     if isinstance(args, str):
         try:
-            parsed = json.loads(args)
+            parsed = loads(args)
         except ValueError:
             parsed = None
         args = parsed if isinstance(parsed, dict) else args

@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 
 from tooltape.fake_providers import Dialect, FakeProvider, FakeProviderApp, Wire, serve_in_thread
 from tooltape.harness import Plan
+from tooltape.harness.json_text import loads
 from tooltape.plugin._cell_limits import CellHangs
 
 __all__ = [
@@ -173,7 +174,7 @@ def _node_run(
                 break
             if not line.startswith("{"):
                 continue
-            message = json.loads(line)
+            message = loads(line)
             if "start" in message:
                 current, cell_deadline = message["start"], time.monotonic() + limit
             else:

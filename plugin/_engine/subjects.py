@@ -20,7 +20,6 @@ ollama and cohere); botocore (Bedrock) is given the URL of a real server on
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -34,6 +33,7 @@ from tooltape.fake_providers.integration import (
     raw_turn,
 )
 from tooltape.harness import Plan
+from tooltape.harness.json_text import loads
 from tooltape.plugin._engine.turns import Merged, Turn
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def split_calls(calls: Sequence[RawCall]) -> Merged:
     for name, arguments, call_id in calls:
         text = arguments if arguments else "{}"
         try:
-            args = json.loads(text) if isinstance(text, str) else text
+            args = loads(text) if isinstance(text, str) else text
         except ValueError:
             args = None
         if isinstance(args, dict):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tooltape.fake_providers.integration import part_runs
+from tooltape.harness.json_text import loads
 
 if TYPE_CHECKING:
     from tooltape.fake_providers import Dialect, Wire
@@ -68,7 +69,7 @@ class Turn:
             args = call.get("args")
             if isinstance(args, str):
                 with contextlib.suppress(ValueError):
-                    args = json.loads(args or "{}")
+                    args = loads(args or "{}")
             entry = {"name": call.get("name"), "args": args, "id": call.get("id")}
             (valid if isinstance(args, dict) else invalid).append(entry)
         return cls(valid, invalid, text, None if parts is None else part_runs(parts))

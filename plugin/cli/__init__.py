@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tooltape.harness import TooltapeError, TooltapeUsageError
+from tooltape.harness.json_text import loads
 
 __all__ = ["cli", "main"]
 
@@ -180,7 +181,7 @@ def parse_quirk_option(text: str) -> Any:
     if not text.startswith("{"):
         return text
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError as error:
         raise TooltapeUsageError(f"quirk {text!r} is not valid JSON: {error}") from None
     if not isinstance(value, dict):

@@ -20,7 +20,6 @@ keeps, no more, so memory stays flat however many requests it answers.
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
@@ -31,6 +30,7 @@ from typing import Any
 import click
 
 from tooltape.harness import TooltapeUsageError
+from tooltape.harness.json_text import loads
 from tooltape.plugin.cli._limit_options import limit_option
 
 __all__ = ["serve"]
@@ -156,7 +156,7 @@ def _turn_problem(error: BaseException) -> str:
 
 def _error_text(wire: Any) -> str:
     try:
-        body = json.loads(wire.body)
+        body = loads(wire.body)
     except ValueError:
         return str(wire.body[:200].decode("utf-8", "replace"))
     error = body.get("error", body) if isinstance(body, dict) else body

@@ -12,13 +12,13 @@ a ``tool_use`` block carries its whole ``input`` object. Claude on Bedrock
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers.non_streaming import call_deltas
 from tooltape.harness import Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["anthropic_message", "anthropic_message_deltas"]
 
@@ -45,7 +45,7 @@ def anthropic_message(events: Sequence[ProviderEvent]) -> dict[str, Any]:
             message.update(data.get("delta") or {})
             message["usage"] = {**message.get("usage", {}), **(data.get("usage") or {})}
     for index, text in partial.items():
-        blocks[index]["input"] = json.loads(text) if text else {}
+        blocks[index]["input"] = loads(text) if text else {}
     message["content"] = [blocks[index] for index in sorted(blocks)]
     return message
 

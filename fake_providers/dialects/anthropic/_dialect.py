@@ -84,6 +84,7 @@ from tooltape.harness import (
     TooltapeUsageError,
     evidence,
 )
+from tooltape.harness.json_text import compact, loads
 
 __all__ = [
     "AnthropicInputOnBlockStart",
@@ -292,7 +293,7 @@ def _inputs_on_start(stream: PlannedStream) -> dict[int, Any]:
     inputs = {}
     for call, text in texts.items():
         try:
-            value = json.loads(text) if text.strip() else {}
+            value = loads(text) if text.strip() else {}
         except ValueError:
             value = None
         if not isinstance(value, dict):
@@ -318,7 +319,7 @@ def _with_model(data: dict[str, Any] | str, model: str) -> dict[str, Any] | str:
 
 
 def _padded(data: dict[str, Any], rng: Random, max_spaces: int) -> str:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = compact(data)
     return text[:-1] + " " * rng.randint(1, max_spaces) + "}"
 
 
@@ -400,7 +401,7 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
         """One SSE event with compact JSON and raw UTF-8, as the live API frames it."""
         if isinstance(event.data, str):
             return encode_sse(event.data, event.event)
-        text = json.dumps(event.data, ensure_ascii=False, separators=(",", ":"))
+        text = compact(event.data)
         return encode_sse(text, event.event)
 
     def event_pieces(self, data: Any) -> list[Piece]:

@@ -15,6 +15,7 @@ from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
 from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["read_anthropic_stream"]
 
@@ -50,7 +51,7 @@ def read_anthropic_stream(body: bytes) -> Deltas:
             break
         if name == "ping" or not data:
             continue
-        event = json.loads(data)
+        event = loads(data)
         if not isinstance(event, dict):
             continue
         if event.get("type") == "message_delta" and event.get("context_management"):

@@ -15,7 +15,6 @@ Message itself (``msg_bdrk_…`` id), what the relayed ``chunk`` events hold.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from tooltape.fake_providers._dialect import ProviderEvent
 from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message
 from tooltape.fake_providers.non_streaming import call_deltas
 from tooltape.harness import Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["converse_completion", "converse_completion_deltas", "invoke_completion"]
 
@@ -65,7 +65,7 @@ def _whole(block: dict[str, Any]) -> dict[str, Any]:
     if "toolUse" in block:
         tool = block["toolUse"]
         text = tool.get("input", "")
-        return {"toolUse": {**tool, "input": json.loads(text) if text else {}}}
+        return {"toolUse": {**tool, "input": loads(text) if text else {}}}
     return block
 
 
@@ -82,7 +82,7 @@ def converse_completion_deltas(body: object) -> Deltas:
 def invoke_completion(events: Sequence[ProviderEvent]) -> dict[str, Any]:
     """The Anthropic Message inside rendered InvokeModelWithResponseStream ``chunk`` events."""
     inner = [
-        ProviderEvent(json.loads(base64.b64decode(e.data["bytes"])))
+        ProviderEvent(loads(base64.b64decode(e.data["bytes"])))
         for e in events
         if isinstance(e.data, dict) and "bytes" in e.data
     ]

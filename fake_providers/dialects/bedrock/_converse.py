@@ -79,6 +79,7 @@ from tooltape.harness import (
     Stage,
     evidence,
 )
+from tooltape.harness.json_text import compact
 
 __all__ = [
     "STREAM_ERROR",
@@ -182,7 +183,7 @@ def bedrock_exception_wire(
         exception_type: The ``:exception-type`` header (an exception shape of the stream).
         events: Framed events to send first.
     """
-    payload = json.dumps({"message": message}, ensure_ascii=False, separators=(",", ":")).encode()
+    payload = compact({"message": message}).encode()
     frame = encode_eventstream_message(_frame_headers(exception_type), payload)
     return Wire(reads=(*events, frame), headers=(("content-type", EVENTSTREAM_MEDIA_TYPE),))
 
@@ -201,7 +202,7 @@ class BedrockDialect(Dialect):
         if isinstance(event.data, str):
             payload = event.data.encode()
         else:
-            text = json.dumps(event.data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+            text = compact(event.data, sort_keys=True)
             payload = text.encode()
         return encode_eventstream_message(_frame_headers(event.event or "chunk"), payload)
 

@@ -27,7 +27,6 @@ Quirks are the Anthropic dialect's: ``no_empty_partial_json`` and
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping
 from random import Random
 from typing import Any, ClassVar
@@ -62,6 +61,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
 )
 from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas, Finish, Plan, PlannedStream
+from tooltape.harness.json_text import compact
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
 
@@ -110,7 +110,7 @@ class _Reshape:
         return data
 
     def chunk(self, event: dict[str, Any]) -> ProviderEvent:
-        text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+        text = compact(event)
         wrapped = base64.b64encode(text.encode()).decode()
         return ProviderEvent({"bytes": wrapped, "p": padding(self.rng)}, "chunk")
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +35,7 @@ from tooltape.fake_providers.dialects.bedrock._eventstream import (
     iter_eventstream,
 )
 from tooltape.harness import Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["parse_converse", "parse_invoke"]
 
@@ -69,7 +69,7 @@ def _payload(raw: bytes) -> Any:
         return {}
     text = raw.decode("utf-8")
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError:
         return {"message": text}
 
@@ -230,7 +230,7 @@ def _invoke_event(payload: dict[str, Any]) -> Any:
     """The Anthropic event inside a ``chunk``: botocore decodes the blob, the adapter the JSON."""
     try:
         data = base64.b64decode(payload["bytes"])
-        return json.loads(data.decode())
+        return loads(data.decode())
     except (binascii.Error, TypeError, ValueError) as error:
         raise _AdapterRaises from error
 

@@ -81,6 +81,7 @@ from tooltape.fake_providers.dialects.anthropic._validate import (
     anthropic_pairing_error,
 )
 from tooltape.fake_providers.dialects.bedrock._tool_choice import converse_choice_problem
+from tooltape.harness.json_text import compact
 
 __all__ = [
     "VALIDATION_ERROR_TYPE",
@@ -148,9 +149,7 @@ def bedrock_error_wire(error: ProviderError, error_type: str = VALIDATION_ERROR_
         error_type: The ``x-amzn-ErrorType`` header (its part before ``:`` is the code
             botocore reports).
     """
-    import json
-
-    content = json.dumps(error.body, separators=(",", ":")).encode()
+    content = compact(error.body, ensure_ascii=True).encode()
     headers = (
         ("content-type", "application/json"),
         ("content-length", str(len(content))),

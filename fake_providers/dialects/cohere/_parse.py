@@ -42,6 +42,7 @@ from tooltape.fake_providers._sse import sdk_line_events
 from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.harness import Delta, Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["read_cohere_stream"]
 
@@ -102,7 +103,7 @@ def _validated(data: str) -> dict[str, Any] | None:
     if not data:
         return None  # the SSE envelope validates as message-start, which ChatCohere ignores
     try:
-        payload = json.loads(data)
+        payload = loads(data)
     except json.JSONDecodeError:
         return None
     if not isinstance(payload, dict) or payload.get("type", "message-start") not in _KNOWN_TYPES:

@@ -11,18 +11,18 @@ pretty-prints JSON with a two-space indent, as the unstreamed recordings in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from tooltape.fake_providers._dialect import ProviderEvent
+from tooltape.harness.json_text import loads
 
 __all__ = ["gemini_completion"]
 
 
 def gemini_completion(events: Sequence[ProviderEvent]) -> dict[str, Any]:
     """Accumulate rendered ``streamGenerateContent`` chunks into one response."""
-    chunks = [json.loads(e.data) if isinstance(e.data, str) else e.data for e in events]
+    chunks = [loads(e.data) if isinstance(e.data, str) else e.data for e in events]
     parts: list[dict[str, Any]] = []
     for chunk in chunks:
         for candidate in chunk.get("candidates") or []:

@@ -92,6 +92,7 @@ from tooltape.harness import (
     Quirk,
     TooltapeUsageError,
 )
+from tooltape.harness.json_text import loads
 
 __all__ = ["MODEL", "GeminiDialect"]
 
@@ -272,7 +273,7 @@ def _call_args(stream: PlannedStream) -> dict[int, dict[str, Any] | None]:
         texts[fragment.call] = texts.get(fragment.call, "") + (fragment.args or "")
     args: dict[int, dict[str, Any] | None] = {}
     for call, text in texts.items():
-        value = json.loads(text) if text.strip() else None
+        value = loads(text) if text.strip() else None
         if value is not None and not isinstance(value, dict):  # pragma: no cover - refused
             raise TooltapeUsageError(f"dialect gemini needs object args; call {call}: {text!r}")
         args[call] = value

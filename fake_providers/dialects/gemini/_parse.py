@@ -48,6 +48,7 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._stream_reading import StreamReading
 from tooltape.harness import Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["GeminiStreamReading", "generated_id", "read_gemini_json", "read_gemini_stream"]
 
@@ -204,7 +205,7 @@ class _AdapterReader:
 
     def read(self, segment: str) -> None:
         try:
-            payload = json.loads(segment)
+            payload = loads(segment)
         except ValueError as error:
             raise _ApiError(
                 f"UnknownApiResponseError: Failed to parse response as JSON. Raw response: "

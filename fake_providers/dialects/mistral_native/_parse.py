@@ -21,7 +21,6 @@ one message of whole calls, a call without an id given a minted one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +30,7 @@ from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.fake_providers.non_streaming import call_deltas, json_document
 from tooltape.harness import Delta, Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["read_mistral_stream"]
 
@@ -49,7 +49,7 @@ def read_mistral_stream(body: bytes) -> StreamReading:
         for data in _httpx_sse_data(body.decode("utf-8", errors="replace")):
             if data == "[DONE]":
                 break
-            chunk = json.loads(data)
+            chunk = loads(data)
             if not chunk.get("choices"):
                 continue
             deltas.append(_adapter_delta(chunk["choices"][0]["delta"], minted))

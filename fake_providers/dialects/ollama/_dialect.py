@@ -65,6 +65,7 @@ from tooltape.harness import (
     TooltapeUsageError,
     evidence,
 )
+from tooltape.harness.json_text import compact, loads
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
 
@@ -172,7 +173,7 @@ def _tool_call_lines(stream: PlannedStream) -> list[list[dict[str, Any]]]:
 
 
 def _arguments(text: str) -> dict[str, Any]:
-    value = json.loads(text) if text.strip() else {}
+    value = loads(text) if text.strip() else {}
     if not isinstance(value, dict):  # pragma: no cover - the refused quirks make these
         raise TooltapeUsageError(f"ollama arguments must be a JSON object, got {text!r}")
     return value
@@ -190,7 +191,7 @@ def _check_finish(stream: PlannedStream) -> None:
 def go_json(data: dict[str, Any] | str) -> str:
     """Serialise like Go's ``json.Marshal``: compact, raw UTF-8, HTML characters escaped."""
     if not isinstance(data, str):
-        data = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        data = compact(data)
     return _GO_ESCAPE.sub(lambda match: _GO_ESCAPES[match.group()], data)
 
 

@@ -26,6 +26,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.harness import Delta, Deltas
+from tooltape.harness.json_text import loads
 
 __all__ = ["read_ollama_stream"]
 
@@ -49,7 +50,7 @@ def read_ollama_stream(body: bytes) -> StreamReading:
     try:
         # httpx decodes with errors="replace" and splits lines like str.splitlines().
         for line in body.decode("utf-8", errors="replace").splitlines():
-            part = json.loads(line)
+            part = loads(line)
             if err := part.get("error"):
                 raise _ResponseError(f"{err} (status code: -1)")
             delta = _adapter_delta(_validated(part), minted)
@@ -120,7 +121,7 @@ def _band_aid_arguments(function: dict[str, Any]) -> dict[str, Any]:
 
 def _json_or_literal(text: str) -> Any:
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError:
         try:
             return ast.literal_eval(text)

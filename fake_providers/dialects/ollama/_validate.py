@@ -24,6 +24,7 @@ from typing import Any
 
 from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.harness.json_text import loads
 
 __all__ = ["ollama_body_error", "validate_ollama_request"]
 
@@ -43,7 +44,7 @@ def validate_ollama_request(request: ProviderRequest) -> ProviderError | None:
     if not text.strip():
         return _error("missing request body")
     try:
-        body: Any = json.loads(text)
+        body: Any = loads(text)
     except json.JSONDecodeError as error:
         return _error(_go_syntax_error(text, error))
     except RecursionError:
