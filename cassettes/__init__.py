@@ -42,6 +42,7 @@ if _typing.TYPE_CHECKING:
     from tooltape.cassettes._mutate import mutate
     from tooltape.cassettes._network import NetworkBlocked, SubprocessBlocked, block_network
     from tooltape.cassettes._player import CassettePlayer
+    from tooltape.cassettes._record_modes import RECORD_MODES, RecordMode
     from tooltape.cassettes._rendered import save_counterexample, save_rendered
     from tooltape.cassettes._scrub import Scrubber
     from tooltape.cassettes._serve import (
@@ -50,14 +51,7 @@ if _typing.TYPE_CHECKING:
         add_cassette_routes,
         serve_cassette,
     )
-    from tooltape.cassettes._session import (
-        RECORD_MODES,
-        CassetteSession,
-        RecordMode,
-        record,
-        replay,
-        use_cassette,
-    )
+    from tooltape.cassettes._session import CassetteSession, record, replay, use_cassette
     from tooltape.cassettes._shape import StreamShape, drift, drift_report, stream_shape
     from tooltape.cassettes._store import load_cassette, save_cassette
     from tooltape.cassettes.library_build import LIBRARY_DIR, generate_library, library_path

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tooltape.harness.json_text import loads
 from tooltape.plugin import _hookspecs
 from tooltape.plugin._failures import tooltape_failure
 from tooltape.plugin._markers import MARKERS, cassette_marker_kwargs, scenarios_marker_kwargs
@@ -260,6 +259,8 @@ class _Results:
         """Collect the tooltape facts a test reported."""
         for key, value in report.user_properties:
             if key == CASE_PROPERTY and (report.when == "call" or report.failed):
+                from tooltape.harness.json_text import loads  # not at plugin load: pydantic-core
+
                 facts = loads(str(value))
                 outcome: str = report.outcome if report.when == "call" else "failed"
                 if outcome == "passed" and facts["hazards"]:
