@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -190,12 +191,9 @@ def test_interleaved_responses_items_split_in_core_only(rows: dict[str, Differen
     assert row.result(LANGCHAIN, "openai_chat").calls == row.expected
 
 
-def test_litellm_is_skipped_cleanly_when_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_litellm_is_skipped_cleanly_when_absent(without_modules: Callable[..., None]) -> None:
     """Where LiteLLM is not installed its row says so and the SDK rows still run."""
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "litellm" else real(name, *a)
-    )
+    without_modules("litellm")
     row = differential(get_scenario("openai_golden"), dialects=["openai_chat"])
     result = row.result(LITELLM_OPENAI)
     assert result.skipped == "litellm is not installed"
