@@ -494,7 +494,7 @@ def _subject_outcome(cell: Cell, turn: Turn) -> tuple[str, str]:
             calls_differ = not better
         else:
             shown = want
-    if calls_differ or score < 0 or better or score > 0:
+    if calls_differ or score or better:
         diff = _diff(want, shown, "reference", "subject", texts)
         if calls_differ or score < 0:
             return "differs", f"{why}\n{diff}" if score < 0 else diff

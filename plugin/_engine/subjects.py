@@ -44,9 +44,9 @@ __all__ = [
     "Merged",
     "Turn",
     "accumulator_adapter",
-    "message_text",
     "adapter_names",
     "adapters",
+    "message_text",
     "split_calls",
     "tools_for",
 ]
