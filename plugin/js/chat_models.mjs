@@ -2,14 +2,16 @@
 // second reference) and subjects.mjs (the langchain-js matrix subject).
 // `baseURL` is the provider's base URL as its SDK takes it (OpenAI's ends in /v1).
 
+// What every model here shares: a streamed turn, and no retry the plan did not ask for.
+const STREAMED = { streaming: true, maxRetries: 0 };
+
 export const CHAT_MODELS = {
   openai_chat: async (baseURL) => {
     const { ChatOpenAI } = await import("@langchain/openai");
     return new ChatOpenAI({
       model: "gpt-4o",
       apiKey: "sk-tooltape",
-      streaming: true,
-      maxRetries: 0,
+      ...STREAMED,
       configuration: { baseURL },
     });
   },
@@ -18,8 +20,7 @@ export const CHAT_MODELS = {
     return new ChatAnthropic({
       model: "claude-sonnet-4-5",
       apiKey: "sk-ant-tooltape",
-      streaming: true,
-      maxRetries: 0,
+      ...STREAMED,
       maxTokens: 1024,
       anthropicApiUrl: baseURL,
     });
