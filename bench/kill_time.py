@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from _mergers import BUGGY, CORRECT
 
-from tooltape.harness import TooltapeUsageError, check_merger, normalize_calls
+from tooltape.harness import TooltapeUsageError, check_merger
+from tooltape.harness._assertions import normalize_calls
 
 Merger = Callable[[list[list[dict[str, Any]]]], Any]
 

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.harness import pairwise_merge, reference_merge, to_message_chunks
+from tooltape.harness import reference_merge
+from tooltape.harness._reference import pairwise_merge, to_message_chunks
 
 
 def _timed(fn: Callable[[], object], repeat: int) -> float:

@@ -56,14 +56,9 @@ from oracle import _timed
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import get_dialect
-from tooltape.harness import (
-    check_merger,
-    find_hazards,
-    pairwise_merge,
-    reference_merge,
-    to_message_chunks,
-)
+from tooltape.harness import check_merger, find_hazards, reference_merge
 from tooltape.harness._merger_examples import library_examples
+from tooltape.harness._reference import pairwise_merge, to_message_chunks
 from tooltape.harness.strategies import _allowed_kinds
 
 HERE = Path(__file__).parent

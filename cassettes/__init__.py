@@ -19,22 +19,18 @@ from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
 if _typing.TYPE_CHECKING:
     from tooltape.cassettes._convert import (
-        API_DIALECTS,
         convert_corpus_files,
         convert_corpus_record,
     )
     from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
     from tooltape.cassettes._inspect import (
         Inspection,
-        InteractionInspection,
         inspect_body,
         inspect_cassette,
     )
     from tooltape.cassettes._library import SCENARIOS_FILE, bundled_scenarios, get_scenario
-    from tooltape.cassettes._match import DEFAULT_MATCH_ON, IGNORED_BODY_FIELDS, URL_MATCH_ON
     from tooltape.cassettes._model import (
         Cassette,
-        CassetteInfo,
         Interaction,
         RecordedRequest,
         RecordedResponse,
@@ -44,7 +40,6 @@ if _typing.TYPE_CHECKING:
     from tooltape.cassettes._player import CassettePlayer
     from tooltape.cassettes._record_modes import RECORD_MODES, RecordMode
     from tooltape.cassettes._rendered import save_counterexample, save_rendered
-    from tooltape.cassettes._scrub import Scrubber
     from tooltape.cassettes._serve import (
         CassetteTransport,
         ServedCassette,
@@ -52,35 +47,26 @@ if _typing.TYPE_CHECKING:
         serve_cassette,
     )
     from tooltape.cassettes._session import CassetteSession, record, replay, use_cassette
-    from tooltape.cassettes._shape import StreamShape, drift, drift_report, stream_shape
+    from tooltape.cassettes._shape import drift
     from tooltape.cassettes._store import load_cassette, save_cassette
-    from tooltape.cassettes.library_build import LIBRARY_DIR, generate_library, library_path
+    from tooltape.cassettes.library_build import generate_library, library_path
 
 __all__ = [
-    "API_DIALECTS",
     "Cassette",
     "CassetteError",
-    "CassetteInfo",
     "CassettePlayer",
     "CassetteSession",
     "CassetteTransport",
-    "DEFAULT_MATCH_ON",
-    "IGNORED_BODY_FIELDS",
     "Inspection",
     "Interaction",
-    "InteractionInspection",
-    "LIBRARY_DIR",
     "NetworkBlocked",
     "RECORD_MODES",
     "RecordMode",
     "RecordedRequest",
     "RecordedResponse",
     "SCENARIOS_FILE",
-    "Scrubber",
     "ServedCassette",
-    "StreamShape",
     "SubprocessBlocked",
-    "URL_MATCH_ON",
     "UnmatchedRequest",
     "UnplayedInteractions",
     "add_cassette_routes",
@@ -89,7 +75,6 @@ __all__ = [
     "convert_corpus_files",
     "convert_corpus_record",
     "drift",
-    "drift_report",
     "generate_library",
     "get_scenario",
     "inspect_body",
@@ -103,7 +88,6 @@ __all__ = [
     "save_counterexample",
     "save_rendered",
     "serve_cassette",
-    "stream_shape",
     "use_cassette",
 ]
 

@@ -308,9 +308,9 @@ def use_cassette(
         record_mode: ``none`` (default), ``once``, ``new_episodes`` or ``all``.
         match_on: How a request finds its recording: ``method``, ``uri`` (or its parts
             ``scheme``, ``host``, ``port``, ``path``, ``query``) and ``body``; the default
-            is all three, the body compared as JSON without the fields in
-            :data:`~tooltape.cassettes.IGNORED_BODY_FIELDS` (``method`` and ``uri`` for a
-            generated, mutated or converted cassette, whose request is a stand-in).
+            is all three, the body compared as JSON without ``user``, ``safety_identifier``,
+            ``prompt_cache_key``, ``metadata`` and ``stream_options`` (``method`` and ``uri``
+            for a generated, mutated or converted cassette, whose request is a stand-in).
         ignore_body_fields: More JSON body fields the ``body`` matcher ignores, as dotted
             paths (``metadata.run_id``; ``*`` matches any key or list item).
         quirks: Wire (framing) quirks applied on top of every replayed body.

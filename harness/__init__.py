@@ -27,7 +27,6 @@ if _typing.TYPE_CHECKING:
         SubjectLike,
         assert_merge,
         first_divergence,
-        normalize_calls,
     )
     from tooltape.harness._check_merger import check_merger, check_rechunking, merger_property
     from tooltape.harness._counterexample import (
@@ -49,10 +48,7 @@ if _typing.TYPE_CHECKING:
     from tooltape.harness._fragments import Fragment, PlannedStream
     from tooltape.harness._hazards import find_hazards, is_repeated_name
     from tooltape.harness._history import (
-        CallEntry,
         History,
-        HistoryShape,
-        ResultEntry,
         read_history,
     )
     from tooltape.harness._lanes import draw_lanes
@@ -70,7 +66,6 @@ if _typing.TYPE_CHECKING:
     )
     from tooltape.harness._pairing import (
         PairingProblem,
-        PairingProblemKind,
         assert_no_pending,
         assert_tool_messages_paired,
         find_pairing_problems,
@@ -87,11 +82,9 @@ if _typing.TYPE_CHECKING:
     from tooltape.harness._reference import (
         DeltasLike,
         merge_result_from_message,
-        pairwise_merge,
         reference_merge,
-        to_message_chunks,
     )
-    from tooltape.harness._resolution import CallResolution, StreamResolution, resolve_stream
+    from tooltape.harness._resolution import StreamResolution, resolve_stream
     from tooltape.harness._scenarios import (
         Scenario,
         ScenarioFileError,
@@ -99,18 +92,14 @@ if _typing.TYPE_CHECKING:
         select_scenarios,
     )
     from tooltape.harness._tool_events import (
-        ToolEvent,
         ToolEventLog,
         assert_tool_events_paired,
-        call_fields,
     )
 
 __all__ = [
     "AgentLoopDetected",
     "AgentRunUnhealthy",
     "CAPABILITIES",
-    "CallEntry",
-    "CallResolution",
     "Counterexample",
     "Delta",
     "Deltas",
@@ -125,26 +114,22 @@ __all__ = [
     "HazardKind",
     "HazardPolicy",
     "History",
-    "HistoryShape",
     "MergeMismatch",
     "MergeResult",
     "MergerFn",
     "PairingError",
     "PairingProblem",
-    "PairingProblemKind",
     "PendingToolCalls",
     "Plan",
     "PlannedCall",
     "PlannedStream",
     "Quirk",
-    "ResultEntry",
     "Scenario",
     "ScenarioFileError",
     "Stage",
     "StreamResolution",
     "SubjectLike",
     "ToolCallDict",
-    "ToolEvent",
     "ToolEventLog",
     "TooltapeAssertionError",
     "TooltapeError",
@@ -155,7 +140,6 @@ __all__ = [
     "assert_no_pending",
     "assert_tool_events_paired",
     "assert_tool_messages_paired",
-    "call_fields",
     "check_merger",
     "check_rechunking",
     "describe_counterexample",
@@ -169,8 +153,6 @@ __all__ = [
     "load_scenarios",
     "merge_result_from_message",
     "merger_property",
-    "normalize_calls",
-    "pairwise_merge",
     "parse_quirk",
     "pending_tool_calls",
     "quirk_kinds",
@@ -180,7 +162,6 @@ __all__ = [
     "run_with_loop_guard",
     "select_scenarios",
     "stream_plan",
-    "to_message_chunks",
 ]
 
 if not _typing.TYPE_CHECKING:  # the imports above say where each name lives

@@ -13,7 +13,8 @@ from typing import Any
 
 from langchain_core.utils.json import parse_partial_json
 
-from tooltape.harness import pairwise_merge, reference_merge
+from tooltape.harness import reference_merge
+from tooltape.harness._reference import pairwise_merge
 
 Merger = Callable[[list[list[dict[str, Any]]]], list[dict[str, Any]]]
 

@@ -59,7 +59,8 @@ def generate(dest: Path | None, dialects: tuple[str, ...], scenarios_file: Path 
       tooltape library generate --dialect openai_chat --dest library
       tooltape library generate --scenarios mine.yaml --dialect anthropic_messages --dest lib
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
-    from tooltape.cassettes import LIBRARY_DIR, generate_library
+    from tooltape.cassettes import generate_library
+    from tooltape.cassettes.library_build import LIBRARY_DIR
 
     folder = dest or LIBRARY_DIR
     written = generate_library(
@@ -80,8 +81,7 @@ def check(dest: Path | None, dialects: tuple[str, ...]) -> int:
     Example:
       tooltape library check --dialect openai_chat
     """  # noqa: D301  (click's \b keeps the examples unwrapped)
-    from tooltape.cassettes import LIBRARY_DIR
-    from tooltape.cassettes.library_build import stale_files
+    from tooltape.cassettes.library_build import LIBRARY_DIR, stale_files
 
     folder = dest or LIBRARY_DIR
     problems = stale_files(folder, dialects=list(dialects) or None)

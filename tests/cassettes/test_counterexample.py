@@ -12,7 +12,8 @@ from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
 from tooltape.cassettes import get_scenario, load_cassette, save_counterexample, use_cassette
-from tooltape.harness import MergeMismatch, check_merger, normalize_calls
+from tooltape.harness import MergeMismatch, check_merger
+from tooltape.harness._assertions import normalize_calls
 
 
 def raises_on_split_names(deltas):

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from tooltape.cassettes import (
-    LIBRARY_DIR,
     CassetteError,
     bundled_scenarios,
     generate_library,
@@ -24,7 +23,7 @@ from tooltape.cassettes import (
     load_cassette,
 )
 from tooltape.cassettes._recorded_merge import GENERATED_ID, reference_of
-from tooltape.cassettes.library_build import bundled_dialects, stale_files
+from tooltape.cassettes.library_build import LIBRARY_DIR, bundled_dialects, stale_files
 from tooltape.fake_providers import FakeProvider, get_dialect
 
 TOOLTAPE = Path(sys.executable).parent / "tooltape"

@@ -317,7 +317,7 @@ def test_recorded_files_are_written_whole_with_nothing_beside_them(tmp_path):
 
 
 def test_a_schema_property_named_like_a_secret_is_not_a_secret():
-    from tooltape.cassettes import Scrubber
+    from tooltape.cassettes._scrub import Scrubber
 
     scrubber = Scrubber()
     schema = {"type": "object", "properties": {"password": {"type": "string", "title": "Password"}}}

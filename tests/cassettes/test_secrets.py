@@ -27,7 +27,8 @@ from _leaky import (
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
-from tooltape.cassettes import CassetteError, Scrubber, load_cassette, record, use_cassette
+from tooltape.cassettes import CassetteError, load_cassette, record, use_cassette
+from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._secret_names import looks_secret
 
 OPENAI_KEY = "sk-openai-Q8v2LmZ4xT7pW1"

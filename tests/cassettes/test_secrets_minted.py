@@ -36,13 +36,13 @@ from tooltape.cassettes import (
     Interaction,
     RecordedRequest,
     RecordedResponse,
-    Scrubber,
     load_cassette,
     record,
     use_cassette,
 )
 from tooltape.cassettes._content_coding import decode_body
 from tooltape.cassettes._multipart import fields
+from tooltape.cassettes._scrub import Scrubber
 from tooltape.cassettes._secret_shapes import shaped
 from tooltape.cassettes._split_secrets import mask_split
 from tooltape.fake_providers import serve_in_thread

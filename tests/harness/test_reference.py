@@ -9,16 +9,9 @@ from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.messages.tool import tool_call_chunk
 
-from tooltape.harness import (
-    Plan,
-    TooltapeUsageError,
-    find_hazards,
-    pairwise_merge,
-    reference_merge,
-    stream_plan,
-    to_message_chunks,
-)
+from tooltape.harness import Plan, TooltapeUsageError, find_hazards, reference_merge, stream_plan
 from tooltape.harness._lane_merge import merge_by_lane, validity
+from tooltape.harness._reference import pairwise_merge, to_message_chunks
 from tooltape.harness.chunk_validation import stored_chunks
 from tooltape.harness.strategies import planned_streams, plans
 
