@@ -40,9 +40,6 @@ ALLOWED: dict[str, set[str]] = {
         *("ProviderError", "BodyProblem", "ProviderEvent", "ProviderRequest"),
         # Raised into the user's client by a fake, to be caught there.
         *("FakeStreamError", "FakeHistoryRejected"),
-        # Neither documented nor needed to extend tooltape: left for the fake_providers
-        # trim (issue 24, item 4); document or drop them, then empty this group.
-        *("ProviderRouter", "ScriptedTurn", "decode_sse"),
     },
 }
 
