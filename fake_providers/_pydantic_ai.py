@@ -16,7 +16,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooltape.fake_providers.integration import Accumulator, RawCall, RawTurn, ToolSpec, part_runs
+from tooltape.fake_providers.integration import Accumulator, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["PROMPT", "PYDANTIC_AI_INSTALL", "agent_turn", "pydantic_ai_accumulator"]
 
@@ -42,18 +43,13 @@ async def _turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
                     async for _ in events:
                         pass
             elif Agent.is_call_tools_node(node):
-                parts = node.model_response.parts
-                calls: list[RawCall] = [
-                    (p.tool_name, p.args, p.tool_call_id)
-                    for p in parts
-                    if isinstance(p, ToolCallPart)
-                ]
-                text = "".join(p.content for p in parts if isinstance(p, TextPart))
-                kinds = [
-                    "call" if isinstance(p, ToolCallPart) else "text" * isinstance(p, TextPart)
-                    for p in parts
-                ]
-                return RawTurn(calls, text, part_runs(kinds))
+                turn = TurnParts()
+                for part in node.model_response.parts:
+                    if isinstance(part, ToolCallPart):
+                        turn.call(part.tool_name, part.args, part.tool_call_id)
+                    elif isinstance(part, TextPart):
+                        turn.text(part.content)
+                return turn.turn()
     return RawTurn([])  # pragma: no cover - a streamed request is always followed by its tools node
 
 

@@ -14,23 +14,15 @@ Shared by tooltape's packages, not user API.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.fake_providers.raw_turns import RawCall, RawTurn
 from tooltape.harness import TooltapeUsageError
 
-__all__ = [
-    "Accumulator",
-    "Integration",
-    "RawCall",
-    "RawTurn",
-    "ToolSpec",
-    "installed",
-    "part_runs",
-    "raw_turn",
-]
+__all__ = ["Accumulator", "Integration", "ToolSpec", "installed"]
 
 
 def installed(module: str) -> bool:
@@ -43,39 +35,7 @@ def installed(module: str) -> bool:
 
 ToolSpec = tuple[str, dict[str, Any]]
 """A tool a request offers: its name and the JSON schema of its arguments."""
-RawCall = tuple[Any, Any, Any]
-"""A call as an accumulator left it: ``(name, arguments, id)``; arguments as text or a value."""
 HttpStack = Literal["httpx2", "httpx", "botocore"]
-
-
-def part_runs(kinds: Iterable[str]) -> tuple[str, ...]:
-    """The kinds of a turn's parts (``text``, ``call``) in order, runs collapsed to one.
-
-    ``["text", "text", "call", "call", "text"]`` gives ``("text", "call", "text")``;
-    any other kind (reasoning, a citation) is left out.
-    """
-    runs: list[str] = []
-    for kind in kinds:
-        if kind in ("text", "call") and (not runs or runs[-1] != kind):
-            runs.append(kind)
-    return tuple(runs)
-
-
-@dataclass(frozen=True)
-class RawTurn:
-    """What an accumulator made of a turn: its calls, and its text where it keeps it."""
-
-    calls: list[RawCall]
-    """The calls, as :data:`RawCall` tuples, in order."""
-    text: str | None = None
-    """The assistant's visible text (reasoning excluded); ``None``: the result has none."""
-    parts: tuple[str, ...] | None = None
-    """The order of text and calls (:func:`part_runs`); ``None``: the result does not keep it."""
-
-
-def raw_turn(made: list[RawCall] | RawTurn) -> RawTurn:
-    """``made`` as a :class:`RawTurn` (a bare list of calls reports no text)."""
-    return made if isinstance(made, RawTurn) else RawTurn(list(made))
 
 
 @dataclass(frozen=True)

@@ -5,22 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._haystack import (
-    HAYSTACK_INSTALL,
-    anthropic_generator,
-    generator_turn,
-)
+from tooltape.fake_providers._haystack import haystack_accumulator
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 
@@ -38,6 +28,7 @@ def anthropic_body(model: str, prompt: str, tools: Sequence[ToolSpec]) -> dict[s
 
 
 def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``anthropic.Anthropic(base_url=...)`` with no retries (``http_client``: an httpx2 client)."""
     import anthropic
 
     kwargs.setdefault("api_key", "sk-ant-tooltape")
@@ -52,11 +43,13 @@ def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
         model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, **offered
     ) as stream:
         message = stream.get_final_message()
-    blocks = message.content
-    calls: list[RawCall] = [(b.name, b.input, b.id) for b in blocks if b.type == "tool_use"]
-    text = "".join(b.text for b in blocks if b.type == "text")
-    kinds = ["call" if b.type == "tool_use" else b.type for b in blocks]
-    return RawTurn(calls, text, part_runs(kinds))
+    turn = TurnParts()
+    for block in message.content:
+        if block.type == "tool_use":
+            turn.call(block.name, block.input, block.id)
+        elif block.type == "text":
+            turn.text(block.text)
+    return turn.turn()
 
 
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
@@ -89,15 +82,7 @@ class AnthropicIntegration(Integration):
         ),
         litellm_accumulator("anthropic", "claude-sonnet-4-6"),
         pydantic_ai_accumulator("AnthropicModel", "anthropic", _pydantic_ai_model),
-        Accumulator(
-            "haystack_integrations.AnthropicChatGenerator",
-            "haystack",
-            ("haystack", "haystack_integrations.components.generators.anthropic", "anthropic"),
-            anthropic_generator,
-            generator_turn,
-            "haystack: anthropic-haystack's AnthropicChatGenerator.run(tools=...), streaming",
-            install=HAYSTACK_INSTALL,
-        ),
+        haystack_accumulator("anthropic"),
         llama_index_accumulator("anthropic"),
     )
 
@@ -105,9 +90,7 @@ class AnthropicIntegration(Integration):
         """What anthropic-python's ``messages.create(stream=True)`` sends."""
         return {**anthropic_body(self.model, prompt, tools), "stream": True}
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``anthropic.Anthropic(base_url=...)`` with no retries."""
-        return _client(base_url, **kwargs)
+    sdk_client = staticmethod(_client)
 
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any

@@ -20,25 +20,22 @@ _REGION = "us-east-1"
 _KEY_ID, _SECRET = "AKIATOOLTAPETEST", "tooltape-test-secret"
 
 
-def _credentials() -> dict[str, Any]:
-    return {
-        "region_name": _REGION,
-        "aws_access_key_id": _KEY_ID,
-        "aws_secret_access_key": _SECRET,
-    }
+def _credentials(
+    region: str = "region_name",
+    key_id: str = "aws_access_key_id",
+    secret: str = "aws_secret_access_key",
+) -> dict[str, Any]:
+    """The test credentials, under the names a client takes them by (boto3's by default)."""
+    return {region: _REGION, key_id: _KEY_ID, secret: _SECRET}
 
 
 def _anthropic_bedrock(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     import anthropic
 
     kwargs.setdefault("max_retries", 0)
+    credentials = _credentials("aws_region", "aws_access_key", "aws_secret_key")
     return anthropic.AnthropicBedrock(
-        aws_access_key=_KEY_ID,
-        aws_secret_key=_SECRET,
-        aws_region=_REGION,
-        base_url=base_url,
-        http_client=http_client,
-        **kwargs,
+        base_url=base_url, http_client=http_client, **credentials, **kwargs
     )
 
 
@@ -66,11 +63,7 @@ class BedrockConverseIntegration(_BedrockIntegration):
             "bedrock",
             "converse/anthropic.claude-sonnet-4-5-v1",
             base_url_arg="aws_bedrock_runtime_endpoint",
-            extra={
-                "aws_region_name": _REGION,
-                "aws_access_key_id": _KEY_ID,
-                "aws_secret_access_key": _SECRET,
-            },
+            extra=_credentials(region="aws_region_name"),
         ),
     )
 

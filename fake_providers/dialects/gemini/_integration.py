@@ -8,14 +8,8 @@ from typing import Any
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["GeminiIntegration"]
 
@@ -32,17 +26,25 @@ def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
     return GoogleModel("gemini-2.5-flash", provider=provider)
 
 
-def _genai_client(base_url: str, http_client: Any = None) -> Any:
-    """``google.genai.Client`` at ``base_url`` (its own httpx2 client, which the fakes answer)."""
-    return GeminiIntegration().sdk_client(base_url)
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``google.genai.Client`` whose HTTP options point at ``base_url``.
+
+    It talks through its own httpx2 client, which the fakes answer.
+    """
+    from google import genai
+    from google.genai import types
+
+    kwargs.setdefault("api_key", "test-key")
+    return genai.Client(http_options=types.HttpOptions(base_url=base_url), **kwargs)
 
 
 def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
-    """``generate_content_stream``, every chunk's ``function_calls`` collected in order.
+    """``generate_content_stream``, every chunk's function calls collected in order.
 
-    Gemini sends each call whole; the SDK's ``GenerateContentResponse.function_calls``
-    reads a chunk's calls, and an application collects them chunk by chunk
-    (https://ai.google.dev/gemini-api/docs/function-calling).
+    Gemini sends each call whole; an application collects them chunk by chunk
+    (https://ai.google.dev/gemini-api/docs/function-calling), as the SDK's
+    ``GenerateContentResponse.function_calls`` reads them: the first candidate's
+    parts that hold a ``function_call``.
     """
     from google.genai import types
 
@@ -53,21 +55,17 @@ def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
         tools=[types.Tool(function_declarations=declarations)] if declarations else None,
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
     )
-    calls: list[RawCall] = []
-    texts: list[str] = []
-    kinds: list[str] = []
+    turn = TurnParts()
     for chunk in client.models.generate_content_stream(
         model="gemini-2.5-flash", contents="What is the weather in Paris?", config=config
     ):
-        calls.extend((c.name, c.args, c.id) for c in chunk.function_calls or ())
         content = chunk.candidates[0].content if chunk.candidates else None
         for part in (content.parts or ()) if content else ():
-            if part.function_call is not None:
-                kinds.append("call")
+            if (call := part.function_call) is not None:
+                turn.call(call.name, call.args, call.id)
             elif part.text and not part.thought:
-                texts.append(part.text)
-                kinds.append("text")
-    return RawTurn(calls, "".join(texts), part_runs(kinds))
+                turn.text(part.text)
+    return turn.turn()
 
 
 class GeminiIntegration(Integration):
@@ -83,7 +81,7 @@ class GeminiIntegration(Integration):
             "google.genai.generate_content_stream",
             "google-genai-sdk",
             ("google.genai",),
-            _genai_client,
+            _client,
             _generate_content_stream,
             "google-genai: models.generate_content_stream, each chunk's function_calls collected",
             "pip install google-genai",
@@ -104,14 +102,7 @@ class GeminiIntegration(Integration):
         """google-genai streams with ``?alt=sse``."""
         return {"alt": "sse"}
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``google.genai.Client`` whose HTTP options point at ``base_url``."""
-        from google import genai
-        from google.genai import types
-
-        kwargs.setdefault("api_key", "test-key")
-        options = types.HttpOptions(base_url=base_url)
-        return genai.Client(http_options=options, **kwargs)
+    sdk_client = staticmethod(_client)
 
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any

@@ -8,20 +8,21 @@ from typing import Any
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["MistralNativeIntegration"]
 
 
-def _mistral_client(base_url: str, http_client: Any = None) -> Any:
-    """``mistralai.client.Mistral`` at ``base_url`` (its own httpx2 client; the fakes answer it)."""
-    return MistralNativeIntegration().sdk_client(base_url)
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``).
+
+    It talks through its own httpx2 client, which the fakes answer.
+    """
+    from mistralai.client import Mistral
+
+    kwargs.setdefault("api_key", "tooltape")
+    return Mistral(server_url=base_url.removesuffix("/").removesuffix("/v1"), **kwargs)
 
 
 def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
@@ -31,8 +32,7 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     them (https://docs.mistral.ai/capabilities/function_calling/); the SDK parses each
     into a ``ToolCall``.
     """
-    calls: list[RawCall] = []
-    texts: list[str] = []
+    turn = TurnParts()
     for event in client.chat.stream(
         model="mistral-large-latest",
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
@@ -40,13 +40,15 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     ):
         delta = event.data.choices[0].delta if event.data.choices else None
         for call in (delta.tool_calls or ()) if delta else ():
-            calls.append((call.function.name, call.function.arguments, call.id))
+            turn.call(call.function.name, call.function.arguments, call.id)
         content = delta.content if delta else None
         if isinstance(content, str):
-            texts.append(content)
+            turn.text(content)
         else:  # a list of chunks: text and thinking
-            texts += [c.text for c in content or () if getattr(c, "type", None) == "text"]
-    return RawTurn(calls, "".join(texts))
+            for chunk in content or ():
+                if getattr(chunk, "type", None) == "text":
+                    turn.text(chunk.text)
+    return turn.turn(ordered=False)
 
 
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
@@ -72,7 +74,7 @@ class MistralNativeIntegration(Integration):
             "mistralai.chat.stream",
             "mistralai-sdk",
             ("mistralai",),
-            _mistral_client,
+            _client,
             _chat_stream,
             "mistralai: chat.stream, each event's delta.tool_calls collected",
         ),
@@ -84,12 +86,7 @@ class MistralNativeIntegration(Integration):
         """What ``ChatMistralAI.stream()`` sends for ``prompt`` with ``tools`` bound."""
         return openai_chat_body(self.model, prompt, tools, tool_choice="auto", stream=True)
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``)."""
-        from mistralai.client import Mistral
-
-        kwargs.setdefault("api_key", "tooltape")
-        return Mistral(server_url=base_url.removesuffix("/").removesuffix("/v1"), **kwargs)
+    sdk_client = staticmethod(_client)
 
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any

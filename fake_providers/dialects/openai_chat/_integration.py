@@ -5,22 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
+from tooltape.fake_providers._haystack import haystack_accumulator
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers._smolagents import (
-    SMOLAGENTS_INSTALL,
-    openai_server_model,
-    stream_turn,
-)
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawTurn,
-    ToolSpec,
-)
+from tooltape.fake_providers._smolagents import smolagents_accumulator
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
 __all__ = [
     "OpenAIChatIntegration",
@@ -116,24 +108,8 @@ class OpenAIChatIntegration(Integration):
         litellm_accumulator("openai", "gpt-4o"),
         pydantic_ai_openai("OpenAIChatModel", "gpt-4o"),
         openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
-        Accumulator(
-            "haystack.OpenAIChatGenerator",
-            "haystack",
-            ("haystack", "openai"),
-            openai_generator,
-            generator_turn,
-            "haystack: OpenAIChatGenerator.run(tools=...) with a streaming_callback",
-            install=HAYSTACK_INSTALL,
-        ),
-        Accumulator(
-            "smolagents.OpenAIServerModel",
-            "smolagents",
-            ("smolagents", "openai"),
-            openai_server_model,
-            stream_turn,
-            "smolagents: OpenAIServerModel.generate_stream + agglomerate_stream_deltas",
-            install=SMOLAGENTS_INSTALL,
-        ),
+        haystack_accumulator("openai_chat"),
+        smolagents_accumulator(),
         llama_index_accumulator("openai_chat"),
     )
 
@@ -143,9 +119,7 @@ class OpenAIChatIntegration(Integration):
             self.model, prompt, tools, stream=True, stream_options={"include_usage": True}
         )
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``openai.OpenAI(base_url=...)`` with no retries."""
-        return openai_client(base_url, **kwargs)
+    sdk_client = staticmethod(openai_client)
 
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any

@@ -11,14 +11,8 @@ from tooltape.fake_providers.dialects.openai_chat._integration import (
     openai_client,
     pydantic_ai_openai,
 )
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["OpenAIResponsesIntegration"]
 
@@ -38,14 +32,13 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
 
 def response_turn(output: Any) -> RawTurn:
     """A Responses ``output``'s calls, text (its messages' ``output_text``) and their order."""
-    calls: list[RawCall] = [
-        (o.name, o.arguments, o.call_id) for o in output if o.type == "function_call"
-    ]
-    texts = [
-        c.text for o in output if o.type == "message" for c in o.content if c.type == "output_text"
-    ]
-    kinds = [{"function_call": "call", "message": "text"}.get(o.type, "") for o in output]
-    return RawTurn(calls, "".join(texts), part_runs(kinds))
+    turn = TurnParts()
+    for item in output:
+        if item.type == "function_call":
+            turn.call(item.name, item.arguments, item.call_id)
+        elif item.type == "message":
+            turn.text("".join(c.text for c in item.content if c.type == "output_text"))
+    return turn.turn()
 
 
 class OpenAIResponsesIntegration(Integration):
@@ -78,9 +71,7 @@ class OpenAIResponsesIntegration(Integration):
             "stream": True,
         }
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``openai.OpenAI(base_url=...)`` with no retries."""
-        return openai_client(base_url, **kwargs)
+    sdk_client = staticmethod(openai_client)
 
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
