@@ -14,7 +14,7 @@ Shared by tooltape's packages, not user API.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -77,6 +77,11 @@ class Integration:
         sdk_stack: the HTTP library that SDK speaks; the fixtures route that
             library to the fake (``botocore``: over a 127.0.0.1 server).
         chat_model_module: the LangChain integration's import name (``langchain_openai``).
+        chat_model_class: its chat model's class name there (``ChatOpenAI``), which
+            :meth:`chat_model` builds.
+        chat_model_options: what :meth:`chat_model` passes that class besides ``model``
+            and the URL (a test key, no retries ...).
+        chat_model_url: the argument that class takes the URL by (``base_url``).
         accumulators: the SDK's or a well-known library's stream accumulators.
         no_accumulator: why a dialect with no ``accumulators`` has none.
 
@@ -91,6 +96,9 @@ class Integration:
     sdk: ClassVar[str] = ""
     sdk_stack: ClassVar[HttpStack] = "httpx2"
     chat_model_module: ClassVar[str] = ""
+    chat_model_class: ClassVar[str] = ""
+    chat_model_options: ClassVar[Mapping[str, Any]] = {}
+    chat_model_url: ClassVar[str] = "base_url"
     accumulators: ClassVar[tuple[Accumulator, ...]] = ()
     no_accumulator: ClassVar[str] = ""
 
@@ -126,10 +134,19 @@ class Integration:
         blocks for undeclared tools (``ChatAnthropic``) send them, others ignore
         them. ``kwargs`` are the chat model's own arguments and win over the defaults.
 
+        The model is :attr:`chat_model_class` built with ``model``, the URL and
+        :attr:`chat_model_options`.
+
         Raises:
             TooltapeUsageError: The dialect has no LangChain chat model.
         """
-        raise TooltapeUsageError(
-            f"no built-in chat model for dialect {self.name!r}; build your client against "
-            f"{base_url!r} (the fake provider's base URL)"
-        )
+        if not self.chat_model_class:
+            raise TooltapeUsageError(
+                f"no built-in chat model for dialect {self.name!r}; build your client against "
+                f"{base_url!r} (the fake provider's base URL)"
+            )
+        import importlib
+
+        chat_model = getattr(importlib.import_module(self.chat_model_module), self.chat_model_class)
+        options = {"model": self.model, **self.chat_model_options, **kwargs}
+        return chat_model(**{self.chat_model_url: base_url}, **options)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._haystack import haystack_accumulator
 from tooltape.fake_providers._litellm import litellm_accumulator
@@ -71,6 +71,12 @@ class AnthropicIntegration(Integration):
     sdk = "anthropic"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_anthropic"
+    chat_model_class = "ChatAnthropic"
+    chat_model_options: ClassVar[dict[str, Any]] = {
+        "api_key": "sk-ant-tooltape",
+        "streaming": True,
+        "max_retries": 0,
+    }
     accumulators = (
         Accumulator(
             "anthropic.MessageStream",
@@ -100,13 +106,7 @@ class AnthropicIntegration(Integration):
         Without declared tools langchain-anthropic warns "Received unexpected tool
         content block" on every streamed call.
         """
-        from langchain_anthropic import ChatAnthropic
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("api_key", "sk-ant-tooltape")
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("max_retries", 0)
-        model = ChatAnthropic(base_url=base_url, **kwargs)
+        model = super().chat_model(base_url, **kwargs)
         if tools is not None and "tools" not in model.model_kwargs:
             # Set after construction so the model holds this very (live) list; bound
             # tools (``bind_tools``) come later in the payload and win.

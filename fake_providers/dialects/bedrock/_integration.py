@@ -58,6 +58,9 @@ class _BedrockIntegration(Integration):
 class BedrockConverseIntegration(_BedrockIntegration):
     """ConverseStream: boto3's ``converse_stream`` and ``ChatBedrockConverse``."""
 
+    chat_model_class = "ChatBedrockConverse"
+    chat_model_options = _credentials()
+
     accumulators = (
         litellm_accumulator(
             "bedrock",
@@ -75,18 +78,13 @@ class BedrockConverseIntegration(_BedrockIntegration):
             body["toolConfig"] = {"tools": specs}
         return body
 
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatBedrockConverse`` at ``base_url``, test credentials."""
-        from langchain_aws import ChatBedrockConverse
-
-        kwargs.setdefault("model", self.model)
-        return ChatBedrockConverse(base_url=base_url, **{**_credentials(), **kwargs})
-
 
 class BedrockInvokeIntegration(_BedrockIntegration):
     """InvokeModelWithResponseStream: boto3, ``ChatBedrock`` and anthropic's AnthropicBedrock."""
+
+    chat_model_class = "ChatBedrock"
+    chat_model_url = "endpoint_url"
+    chat_model_options = _credentials() | {"streaming": True, "model_kwargs": {"max_tokens": 256}}
 
     accumulators = (
         Accumulator(
@@ -104,14 +102,3 @@ class BedrockInvokeIntegration(_BedrockIntegration):
         body = anthropic_body(self.model, prompt, tools)
         del body["model"]
         return {"anthropic_version": "bedrock-2023-05-31", **body}
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatBedrock`` (streaming) at ``base_url``, test credentials."""
-        from langchain_aws import ChatBedrock
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("model_kwargs", {"max_tokens": 256})
-        return ChatBedrock(endpoint_url=base_url, **{**_credentials(), **kwargs})

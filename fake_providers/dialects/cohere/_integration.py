@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
@@ -65,6 +65,8 @@ class CohereIntegration(Integration):
     sdk = "cohere"
     sdk_stack = "httpx"
     chat_model_module = "langchain_cohere"
+    chat_model_class = "ChatCohere"
+    chat_model_options: ClassVar[dict[str, Any]] = {"cohere_api_key": "test-key"}
     accumulators = (
         Accumulator(
             "cohere.ClientV2.chat_stream",
@@ -82,14 +84,3 @@ class CohereIntegration(Integration):
         return openai_chat_body(self.model, prompt, tools, stream=True)
 
     sdk_client = staticmethod(_client)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatCohere`` at ``base_url``."""
-        from langchain_cohere import ChatCohere
-        from pydantic import SecretStr
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("cohere_api_key", SecretStr("test-key"))
-        return ChatCohere(base_url=base_url, **kwargs)

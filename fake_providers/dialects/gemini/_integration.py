@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
@@ -76,6 +76,9 @@ class GeminiIntegration(Integration):
     sdk = "google.genai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
+    chat_model_class = "ChatGoogleGenerativeAI"
+    # max_retries 1, not 0: google-genai reads 0 as "the default"
+    chat_model_options: ClassVar[dict[str, Any]] = {"api_key": "test-key", "max_retries": 1}
     accumulators = (
         Accumulator(
             "google.genai.generate_content_stream",
@@ -103,14 +106,3 @@ class GeminiIntegration(Integration):
         return {"alt": "sse"}
 
     sdk_client = staticmethod(_client)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatGoogleGenerativeAI`` at ``base_url``, one attempt."""
-        from langchain_google_genai import ChatGoogleGenerativeAI
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("api_key", "test-key")
-        kwargs.setdefault("max_retries", 1)  # 1, not 0: google-genai reads 0 as "the default"
-        return ChatGoogleGenerativeAI(base_url=base_url, **kwargs)

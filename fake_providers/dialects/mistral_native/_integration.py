@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
@@ -69,6 +69,8 @@ class MistralNativeIntegration(Integration):
     sdk = "mistralai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
+    chat_model_class = "ChatMistralAI"
+    chat_model_options: ClassVar[dict[str, Any]] = {"api_key": "tooltape", "max_retries": 0}
     accumulators = (
         Accumulator(
             "mistralai.chat.stream",
@@ -87,15 +89,3 @@ class MistralNativeIntegration(Integration):
         return openai_chat_body(self.model, prompt, tools, tool_choice="auto", stream=True)
 
     sdk_client = staticmethod(_client)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatMistralAI`` at ``base_url`` (``/v1`` included), no retries."""
-        from langchain_mistralai import ChatMistralAI
-        from pydantic import SecretStr
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("api_key", SecretStr("tooltape"))
-        kwargs.setdefault("max_retries", 0)
-        return ChatMistralAI(base_url=base_url, **kwargs)

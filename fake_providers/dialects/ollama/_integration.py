@@ -48,6 +48,7 @@ class OllamaIntegration(Integration):
     sdk = "ollama"
     sdk_stack = "httpx"
     chat_model_module = "langchain_ollama"
+    chat_model_class = "ChatOllama"
     accumulators = (
         Accumulator(
             "ollama.Client.chat",
@@ -65,12 +66,3 @@ class OllamaIntegration(Integration):
         return openai_chat_body(self.model, prompt, tools, stream=True)
 
     sdk_client = staticmethod(_client)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatOllama`` at ``base_url``."""
-        from langchain_ollama import ChatOllama
-
-        kwargs.setdefault("model", self.model)
-        return ChatOllama(base_url=base_url, **kwargs)

@@ -15,13 +15,21 @@ from tooltape.fake_providers.integration import Accumulator, Integration, ToolSp
 from tooltape.fake_providers.raw_turns import RawTurn
 
 __all__ = [
+    "OPENAI_CHAT_MODEL_OPTIONS",
     "OpenAIChatIntegration",
-    "chat_openai",
     "openai_chat_body",
     "openai_client",
     "pydantic_ai_openai",
     "openai_tool",
 ]
+
+OPENAI_CHAT_MODEL_OPTIONS = {
+    "model": "gpt-4o",
+    "api_key": "sk-tooltape",
+    "streaming": True,
+    "max_retries": 0,
+}
+"""What ``ChatOpenAI`` is built with, Chat Completions or Responses: a test key, no retries."""
 
 _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -96,6 +104,8 @@ class OpenAIChatIntegration(Integration):
     sdk = "openai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_openai"
+    chat_model_class = "ChatOpenAI"
+    chat_model_options = OPENAI_CHAT_MODEL_OPTIONS | {"use_responses_api": False}
     accumulators = (
         Accumulator(
             "openai.ChatCompletionStreamState",
@@ -120,20 +130,3 @@ class OpenAIChatIntegration(Integration):
         )
 
     sdk_client = staticmethod(openai_client)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatOpenAI`` (Chat Completions) at ``base_url``."""
-        return chat_openai(base_url, responses=False, **kwargs)
-
-
-def chat_openai(base_url: str, *, responses: bool, **kwargs: Any) -> Any:
-    """``ChatOpenAI`` at ``base_url`` (``responses=True``: the Responses API), no retries."""
-    from langchain_openai import ChatOpenAI
-
-    kwargs.setdefault("model", "gpt-4o")
-    kwargs.setdefault("api_key", "sk-tooltape")
-    kwargs.setdefault("streaming", True)
-    kwargs.setdefault("max_retries", 0)
-    return ChatOpenAI(base_url=base_url, use_responses_api=responses, **kwargs)

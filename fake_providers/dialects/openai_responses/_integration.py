@@ -7,7 +7,7 @@ from typing import Any
 
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import (
-    chat_openai,
+    OPENAI_CHAT_MODEL_OPTIONS,
     openai_client,
     pydantic_ai_openai,
 )
@@ -49,6 +49,8 @@ class OpenAIResponsesIntegration(Integration):
     sdk = "openai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_openai"
+    chat_model_class = "ChatOpenAI"
+    chat_model_options = OPENAI_CHAT_MODEL_OPTIONS | {"use_responses_api": True}
     accumulators = (
         Accumulator(
             "openai.ResponseStreamState",
@@ -72,9 +74,3 @@ class OpenAIResponsesIntegration(Integration):
         }
 
     sdk_client = staticmethod(openai_client)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatOpenAI(use_responses_api=True)`` at ``base_url``."""
-        return chat_openai(base_url, responses=True, **kwargs)
