@@ -14,6 +14,9 @@ from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
 
+_MODEL = "claude-sonnet-4-6"
+"""The model every request here names."""
+
 _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 
 
@@ -40,7 +43,7 @@ def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``client.messages.stream(...).get_final_message()``: its tool_use and text blocks."""
     offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
     with client.messages.stream(
-        model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, **offered
+        model=_MODEL, max_tokens=256, messages=_PROMPT, **offered
     ) as stream:
         message = stream.get_final_message()
     turn = TurnParts()
@@ -60,14 +63,14 @@ def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
     provider = AnthropicProvider(
         base_url=base_url, api_key="sk-ant-tooltape", http_client=http_client
     )
-    return AnthropicModel("claude-sonnet-4-6", provider=provider)
+    return AnthropicModel(_MODEL, provider=provider)
 
 
 class AnthropicIntegration(Integration):
     """Where the Messages API lives and what talks to it."""
 
     base_url = "https://api.anthropic.com"
-    model = "claude-sonnet-4-6"
+    model = _MODEL
     sdk = "anthropic"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_anthropic"
@@ -86,7 +89,7 @@ class AnthropicIntegration(Integration):
             message_stream,
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
         ),
-        litellm_accumulator("anthropic", "claude-sonnet-4-6"),
+        litellm_accumulator("anthropic", _MODEL),
         pydantic_ai_accumulator("AnthropicModel", "anthropic", _pydantic_ai_model),
         haystack_accumulator("anthropic"),
         llama_index_accumulator("anthropic"),

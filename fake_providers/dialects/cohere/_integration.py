@@ -12,6 +12,9 @@ from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["CohereIntegration"]
 
+_MODEL = "command-a-03-2025"
+"""The model every request here names."""
+
 
 def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     """``cohere.ClientV2(base_url=...)``, on its own httpx client (which the fakes answer)."""
@@ -30,7 +33,7 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """
     turn = TurnParts()
     for event in client.chat_stream(
-        model="command-a-03-2025",
+        model=_MODEL,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools] or None,
     ):
@@ -61,7 +64,7 @@ class CohereIntegration(Integration):
     """Where Cohere's v2 chat lives and what talks to it."""
 
     base_url = "https://api.cohere.com"
-    model = "command-a-03-2025"
+    model = _MODEL
     sdk = "cohere"
     sdk_stack = "httpx"
     chat_model_module = "langchain_cohere"
@@ -76,7 +79,7 @@ class CohereIntegration(Integration):
             _chat_stream,
             "cohere: ClientV2.chat_stream, tool-call-start / tool-call-delta merged by index",
         ),
-        litellm_accumulator("cohere_chat", "command-a-03-2025", path="/v2/chat"),
+        litellm_accumulator("cohere_chat", _MODEL, path="/v2/chat"),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

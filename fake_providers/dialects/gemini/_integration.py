@@ -13,6 +13,9 @@ from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["GeminiIntegration"]
 
+_MODEL = "gemini-2.5-flash"
+"""The model every request here names."""
+
 
 def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
     """pydantic-ai's ``GoogleModel`` at ``base_url`` (``http_client``: httpx2, async)."""
@@ -23,7 +26,7 @@ def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
         # It warns that the client keeps httpx's 5 s timeout: a fake answers at once.
         warnings.filterwarnings("ignore", "The `http_client` passed", UserWarning)
         provider = GoogleProvider(api_key="test-key", base_url=base_url, http_client=http_client)
-    return GoogleModel("gemini-2.5-flash", provider=provider)
+    return GoogleModel(_MODEL, provider=provider)
 
 
 def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
@@ -57,7 +60,7 @@ def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     )
     turn = TurnParts()
     for chunk in client.models.generate_content_stream(
-        model="gemini-2.5-flash", contents="What is the weather in Paris?", config=config
+        model=_MODEL, contents="What is the weather in Paris?", config=config
     ):
         content = chunk.candidates[0].content if chunk.candidates else None
         for part in (content.parts or ()) if content else ():
@@ -72,7 +75,7 @@ class GeminiIntegration(Integration):
     """Where the Gemini API lives and what talks to it."""
 
     base_url = "https://generativelanguage.googleapis.com"
-    model = "gemini-2.5-flash"
+    model = _MODEL
     sdk = "google.genai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
@@ -89,7 +92,7 @@ class GeminiIntegration(Integration):
             "google-genai: models.generate_content_stream, each chunk's function_calls collected",
             "pip install google-genai",
         ),
-        litellm_accumulator("gemini", "gemini-2.5-flash"),
+        litellm_accumulator("gemini", _MODEL),
         pydantic_ai_accumulator("GoogleModel", "google.genai", _pydantic_ai_model),
     )
 

@@ -13,6 +13,9 @@ from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["MistralNativeIntegration"]
 
+_MODEL = "mistral-large-latest"
+"""The model every request here names."""
+
 
 def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``).
@@ -34,7 +37,7 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """
     turn = TurnParts()
     for event in client.chat.stream(
-        model="mistral-large-latest",
+        model=_MODEL,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools] or None,
     ):
@@ -58,14 +61,14 @@ def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
 
     server = base_url.removesuffix("/").removesuffix("/v1")  # the SDK adds /v1
     provider = MistralProvider(api_key="tooltape", base_url=server, http_client=http_client)
-    return MistralModel("mistral-large-latest", provider=provider)
+    return MistralModel(_MODEL, provider=provider)
 
 
 class MistralNativeIntegration(Integration):
     """Where Mistral listens and what talks to it natively (not through ``ChatOpenAI``)."""
 
     base_url = "https://api.mistral.ai/v1"
-    model = "mistral-large-latest"
+    model = _MODEL
     sdk = "mistralai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
@@ -80,7 +83,7 @@ class MistralNativeIntegration(Integration):
             _chat_stream,
             "mistralai: chat.stream, each event's delta.tool_calls collected",
         ),
-        litellm_accumulator("mistral", "mistral-large-latest"),
+        litellm_accumulator("mistral", _MODEL),
         pydantic_ai_accumulator("MistralModel", "mistralai", _pydantic_ai_model),
     )
 

@@ -12,6 +12,9 @@ from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["OllamaIntegration"]
 
+_MODEL = "llama3.1"
+"""The model every request here names."""
+
 
 def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     """``ollama.Client(host=base_url)``, on its own httpx client (which the fakes answer)."""
@@ -28,7 +31,7 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """
     turn = TurnParts()
     for chunk in client.chat(
-        model="llama3.1",
+        model=_MODEL,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools],
         stream=True,
@@ -44,7 +47,7 @@ class OllamaIntegration(Integration):
     """Where Ollama listens and what talks to it."""
 
     base_url = "http://127.0.0.1:11434"
-    model = "llama3.1"
+    model = _MODEL
     sdk = "ollama"
     sdk_stack = "httpx"
     chat_model_module = "langchain_ollama"
@@ -58,7 +61,7 @@ class OllamaIntegration(Integration):
             _chat_stream,
             "ollama: Client.chat(stream=True), each chunk's message.tool_calls collected",
         ),
-        litellm_accumulator("ollama_chat", "llama3.1"),
+        litellm_accumulator("ollama_chat", _MODEL),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

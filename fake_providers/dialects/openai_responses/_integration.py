@@ -16,6 +16,9 @@ from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["OpenAIResponsesIntegration"]
 
+_MODEL = "gpt-4.1"
+"""The model every request here names."""
+
 
 def _responses_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "name": name, "parameters": schema}
@@ -24,7 +27,7 @@ def _responses_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     offered = {"tools": [_responses_tool(n, s) for n, s in tools]} if tools else {}
     with client.responses.stream(
-        model="gpt-4.1", input="What is the weather in Paris?", **offered
+        model=_MODEL, input="What is the weather in Paris?", **offered
     ) as stream:
         final = stream.get_final_response()
     return response_turn(final.output)
@@ -45,7 +48,7 @@ class OpenAIResponsesIntegration(Integration):
     """Where the Responses API lives and what talks to it."""
 
     base_url = "https://api.openai.com/v1"
-    model = "gpt-4.1"
+    model = _MODEL
     sdk = "openai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_openai"
@@ -60,8 +63,8 @@ class OpenAIResponsesIntegration(Integration):
             _stream_state,
             "openai: responses.stream(...).get_final_response()",
         ),
-        pydantic_ai_openai("OpenAIResponsesModel", "gpt-4.1"),
-        openai_agents_accumulator("OpenAIResponsesModel", "gpt-4.1"),
+        pydantic_ai_openai("OpenAIResponsesModel", _MODEL),
+        openai_agents_accumulator("OpenAIResponsesModel", _MODEL),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
