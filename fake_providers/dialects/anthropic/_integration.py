@@ -30,15 +30,6 @@ def anthropic_body(model: str, prompt: str, tools: Sequence[ToolSpec]) -> dict[s
     }
 
 
-def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
-    """``anthropic.Anthropic(base_url=...)`` with no retries (``http_client``: an httpx2 client)."""
-    import anthropic
-
-    kwargs.setdefault("api_key", "sk-ant-tooltape")
-    kwargs.setdefault("max_retries", 0)
-    return anthropic.Anthropic(base_url=base_url, http_client=http_client, **kwargs)
-
-
 def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``client.messages.stream(...).get_final_message()``: its tool_use and text blocks."""
     offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
@@ -55,15 +46,13 @@ def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     return turn.turn()
 
 
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``AnthropicModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.anthropic import AnthropicModel
-    from pydantic_ai.providers.anthropic import AnthropicProvider
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``anthropic.Anthropic(base_url=...)`` with no retries (``http_client``: an httpx2 client)."""
+    import anthropic
 
-    provider = AnthropicProvider(
-        base_url=base_url, api_key="sk-ant-tooltape", http_client=http_client
-    )
-    return AnthropicModel(_MODEL, provider=provider)
+    kwargs.setdefault("api_key", "sk-ant-tooltape")
+    kwargs.setdefault("max_retries", 0)
+    return anthropic.Anthropic(base_url=base_url, http_client=http_client, **kwargs)
 
 
 class AnthropicIntegration(Integration):
@@ -90,7 +79,13 @@ class AnthropicIntegration(Integration):
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
         ),
         litellm_accumulator("anthropic", _MODEL),
-        pydantic_ai_accumulator("AnthropicModel", "anthropic", _pydantic_ai_model),
+        pydantic_ai_accumulator(
+            "AnthropicModel",
+            "anthropic",
+            _MODEL,
+            provider="anthropic.AnthropicProvider",
+            api_key="sk-ant-tooltape",
+        ),
         haystack_accumulator("anthropic"),
         llama_index_accumulator("anthropic"),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -15,30 +14,6 @@ __all__ = ["GeminiIntegration"]
 
 _MODEL = "gemini-2.5-flash"
 """The model every request here names."""
-
-
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``GoogleModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.google import GoogleModel
-    from pydantic_ai.providers.google import GoogleProvider
-
-    with warnings.catch_warnings():
-        # It warns that the client keeps httpx's 5 s timeout: a fake answers at once.
-        warnings.filterwarnings("ignore", "The `http_client` passed", UserWarning)
-        provider = GoogleProvider(api_key="test-key", base_url=base_url, http_client=http_client)
-    return GoogleModel(_MODEL, provider=provider)
-
-
-def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
-    """``google.genai.Client`` whose HTTP options point at ``base_url``.
-
-    It talks through its own httpx2 client, which the fakes answer.
-    """
-    from google import genai
-    from google.genai import types
-
-    kwargs.setdefault("api_key", "test-key")
-    return genai.Client(http_options=types.HttpOptions(base_url=base_url), **kwargs)
 
 
 def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
@@ -71,6 +46,18 @@ def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     return turn.turn()
 
 
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``google.genai.Client`` whose HTTP options point at ``base_url``.
+
+    It talks through its own httpx2 client, which the fakes answer.
+    """
+    from google import genai
+    from google.genai import types
+
+    kwargs.setdefault("api_key", "test-key")
+    return genai.Client(http_options=types.HttpOptions(base_url=base_url), **kwargs)
+
+
 class GeminiIntegration(Integration):
     """Where the Gemini API lives and what talks to it."""
 
@@ -93,7 +80,13 @@ class GeminiIntegration(Integration):
             "pip install google-genai",
         ),
         litellm_accumulator("gemini", _MODEL),
-        pydantic_ai_accumulator("GoogleModel", "google.genai", _pydantic_ai_model),
+        pydantic_ai_accumulator(
+            "GoogleModel",
+            "google.genai",
+            _MODEL,
+            provider="google.GoogleProvider",
+            api_key="test-key",
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

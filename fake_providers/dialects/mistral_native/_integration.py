@@ -17,17 +17,6 @@ _MODEL = "mistral-large-latest"
 """The model every request here names."""
 
 
-def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
-    """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``).
-
-    It talks through its own httpx2 client, which the fakes answer.
-    """
-    from mistralai.client import Mistral
-
-    kwargs.setdefault("api_key", "tooltape")
-    return Mistral(server_url=base_url.removesuffix("/").removesuffix("/v1"), **kwargs)
-
-
 def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``chat.stream``, every event's ``delta.tool_calls`` collected in order.
 
@@ -54,14 +43,20 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     return turn.turn(ordered=False)
 
 
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``MistralModel`` at ``base_url`` (``/v1`` included; httpx2 client)."""
-    from pydantic_ai.models.mistral import MistralModel
-    from pydantic_ai.providers.mistral import MistralProvider
+def _server(base_url: str) -> str:
+    """The server behind ``base_url``: Mistral's clients add ``/v1`` themselves."""
+    return base_url.removesuffix("/").removesuffix("/v1")
 
-    server = base_url.removesuffix("/").removesuffix("/v1")  # the SDK adds /v1
-    provider = MistralProvider(api_key="tooltape", base_url=server, http_client=http_client)
-    return MistralModel(_MODEL, provider=provider)
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``).
+
+    It talks through its own httpx2 client, which the fakes answer.
+    """
+    from mistralai.client import Mistral
+
+    kwargs.setdefault("api_key", "tooltape")
+    return Mistral(server_url=_server(base_url), **kwargs)
 
 
 class MistralNativeIntegration(Integration):
@@ -84,7 +79,14 @@ class MistralNativeIntegration(Integration):
             "mistralai: chat.stream, each event's delta.tool_calls collected",
         ),
         litellm_accumulator("mistral", _MODEL),
-        pydantic_ai_accumulator("MistralModel", "mistralai", _pydantic_ai_model),
+        pydantic_ai_accumulator(
+            "MistralModel",
+            "mistralai",
+            _MODEL,
+            provider="mistral.MistralProvider",
+            api_key="tooltape",
+            server=_server,
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:

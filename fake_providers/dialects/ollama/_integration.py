@@ -16,13 +16,6 @@ _MODEL = "llama3.1"
 """The model every request here names."""
 
 
-def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
-    """``ollama.Client(host=base_url)``, on its own httpx client (which the fakes answer)."""
-    import ollama
-
-    return ollama.Client(host=base_url, **kwargs)
-
-
 def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """``chat(stream=True)``, every chunk's ``message.tool_calls`` collected in order.
 
@@ -41,6 +34,13 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
         for call in chunk.message.tool_calls or ():
             turn.call(call.function.name, call.function.arguments, None)
     return turn.turn()
+
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``ollama.Client(host=base_url)``, on its own httpx client (which the fakes answer)."""
+    import ollama
+
+    return ollama.Client(host=base_url, **kwargs)
 
 
 class OllamaIntegration(Integration):

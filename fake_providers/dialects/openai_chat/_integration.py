@@ -79,21 +79,10 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
 
 
 def pydantic_ai_openai(model_class: str, model: str) -> Accumulator:
-    """The pydantic-ai subject through its OpenAI ``model_class``, asking for ``model``.
-
-    The model reaches the served URL through ``OpenAIProvider`` (``http_client``:
-    httpx2, async); Chat Completions and Responses differ only in the class.
-    """
-
-    def build(base_url: str, http_client: Any = None) -> Any:
-        from pydantic_ai.models import openai as models
-        from pydantic_ai.providers.openai import OpenAIProvider
-
-        key = "sk-tooltape"
-        provider = OpenAIProvider(base_url=base_url, api_key=key, http_client=http_client)
-        return getattr(models, model_class)(model, provider=provider)
-
-    return pydantic_ai_accumulator(model_class, "openai", build)
+    """The pydantic-ai subject through its OpenAI ``model_class`` (Chat Completions, Responses)."""
+    return pydantic_ai_accumulator(
+        model_class, "openai", model, provider="openai.OpenAIProvider", api_key="sk-tooltape"
+    )
 
 
 class OpenAIChatIntegration(Integration):

@@ -24,15 +24,6 @@ def _responses_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "name": name, "parameters": schema}
 
 
-def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
-    offered = {"tools": [_responses_tool(n, s) for n, s in tools]} if tools else {}
-    with client.responses.stream(
-        model=_MODEL, input="What is the weather in Paris?", **offered
-    ) as stream:
-        final = stream.get_final_response()
-    return response_turn(final.output)
-
-
 def response_turn(output: Any) -> RawTurn:
     """A Responses ``output``'s calls, text (its messages' ``output_text``) and their order."""
     turn = TurnParts()
@@ -42,6 +33,15 @@ def response_turn(output: Any) -> RawTurn:
         elif item.type == "message":
             turn.text("".join(c.text for c in item.content if c.type == "output_text"))
     return turn.turn()
+
+
+def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    offered = {"tools": [_responses_tool(n, s) for n, s in tools]} if tools else {}
+    with client.responses.stream(
+        model=_MODEL, input="What is the weather in Paris?", **offered
+    ) as stream:
+        final = stream.get_final_response()
+    return response_turn(final.output)
 
 
 class OpenAIResponsesIntegration(Integration):
