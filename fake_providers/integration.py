@@ -145,8 +145,6 @@ class Integration:
                 f"no built-in chat model for dialect {self.name!r}; build your client against "
                 f"{base_url!r} (the fake provider's base URL)"
             )
-        import importlib
-
         chat_model = getattr(importlib.import_module(self.chat_model_module), self.chat_model_class)
         options = {"model": self.model, **self.chat_model_options, **kwargs}
         return chat_model(**{self.chat_model_url: base_url}, **options)
