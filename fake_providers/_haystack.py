@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from tooltape.fake_providers.integration import RawTurn, ToolSpec
+from tooltape.fake_providers.integration import Accumulator, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
-__all__ = ["HAYSTACK_INSTALL", "anthropic_generator", "generator_turn", "openai_generator"]
+__all__ = ["HAYSTACK_INSTALL", "haystack_accumulator"]
 
 HAYSTACK_INSTALL = "pip install 'tooltape[subjects]'"
 """The install line for the Haystack subject (the ``subjects`` extra pins a tested release)."""
@@ -61,7 +62,7 @@ def _ignore_chunk(_chunk: Any) -> None:
     """The streaming callback: Haystack streams only when one is given."""
 
 
-def openai_generator(served: str, http_client: Any = None) -> Any:
+def _openai_generator(served: str, http_client: Any = None) -> Any:
     """Haystack's ``OpenAIChatGenerator`` at ``served``; it builds its own ``openai`` client."""
     _haystack()
     from haystack.components.generators.chat import OpenAIChatGenerator
@@ -78,7 +79,7 @@ def openai_generator(served: str, http_client: Any = None) -> Any:
     return generator
 
 
-def anthropic_generator(served: str, http_client: Any = None) -> Any:
+def _anthropic_generator(served: str, http_client: Any = None) -> Any:
     """anthropic-haystack's ``AnthropicChatGenerator``; its client is reached at ``served``.
 
     The generator takes no base URL: it builds ``anthropic.Anthropic()`` from its
@@ -105,7 +106,7 @@ def _never_called(**_: Any) -> str:  # pragma: no cover - a generator only prepa
     raise AssertionError("a chat generator does not run the tools it offers")
 
 
-def generator_turn(generator: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+def _generator_turn(generator: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """Stream one turn through ``generator`` offering ``tools``; the calls and text of its reply.
 
     A reply keeps its texts apart from its tool calls: no order of parts.
@@ -119,3 +120,32 @@ def generator_turn(generator: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     calls = [c for reply in replies["replies"] for c in reply.tool_calls]
     text = "".join(t for reply in replies["replies"] for t in reply.texts)
     return RawTurn([(c.tool_name, c.arguments, c.id or None) for c in calls], text)
+
+
+def haystack_accumulator(dialect: str) -> Accumulator:
+    """The ``haystack`` subject through the chat generator that talks to ``dialect``."""
+    if dialect not in _GENERATORS:
+        raise ValueError(
+            f"Haystack has no generator declared for {dialect!r}: one of {sorted(_GENERATORS)}"
+        )
+    name, requires, build, description = _GENERATORS[dialect]
+    return Accumulator(
+        name, "haystack", requires, build, _generator_turn, description, install=HAYSTACK_INSTALL
+    )
+
+
+_GENERATORS: dict[str, tuple[str, tuple[str, ...], Callable[[str, Any], Any], str]] = {
+    "openai_chat": (
+        "haystack.OpenAIChatGenerator",
+        ("haystack", "openai"),
+        _openai_generator,
+        "haystack: OpenAIChatGenerator.run(tools=...) with a streaming_callback",
+    ),
+    "anthropic": (
+        "haystack_integrations.AnthropicChatGenerator",
+        ("haystack", "haystack_integrations.components.generators.anthropic", "anthropic"),
+        _anthropic_generator,
+        "haystack: anthropic-haystack's AnthropicChatGenerator.run(tools=...), streaming",
+    ),
+}
+"""Per dialect: the generator class, the modules it needs, how it is built, its legend line."""

@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from tooltape.fake_providers.integration import Accumulator, RawTurn, ToolSpec
+from tooltape.fake_providers.integration import Accumulator, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
 __all__ = ["LITELLM_INSTALL", "litellm_accumulator"]
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers.integration import Accumulator, RawTurn, ToolSpec
+from tooltape.fake_providers.integration import Accumulator, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
 __all__ = ["LLAMA_INDEX_INSTALL", "llama_index_accumulator"]
 

@@ -24,7 +24,8 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tooltape.fake_providers.integration import Accumulator, RawTurn, ToolSpec
+from tooltape.fake_providers.integration import Accumulator, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
 __all__ = ["OPENAI_AGENTS_INSTALL", "openai_agents_accumulator"]
 

@@ -17,6 +17,17 @@ from tooltape.harness import Deltas, Finish, Plan, PlannedStream, Quirk
 
 __all__ = ["ProfileDialect"]
 
+_INTEGRATION_OF_BASE = (
+    "model",
+    "sdk",
+    "sdk_stack",
+    "chat_model_module",
+    "chat_model_class",
+    "chat_model_options",
+    "accumulators",
+)
+"""The base dialect's :class:`Integration` declarations a profile keeps as they are."""
+
 
 class ProfileDialect(Dialect):
     """A base dialect that always applies a profile's quirks before the caller's."""
@@ -38,7 +49,7 @@ class ProfileDialect(Dialect):
         self.cannot_express = base.cannot_express  # type: ignore[misc]
         self.event_quirks = base.event_quirks  # type: ignore[misc]
         self.base_url = _profile_base_url(name) or base.base_url  # type: ignore[misc]
-        for declared in ("model", "sdk", "sdk_stack", "chat_model_module", "accumulators"):
+        for declared in _INTEGRATION_OF_BASE:
             setattr(self, declared, getattr(base, declared))
         self.no_accumulator = base.no_accumulator  # type: ignore[misc]
         self.call_id_format = base.call_id_format  # type: ignore[misc]

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers.integration import RawTurn, ToolSpec
+from tooltape.fake_providers.integration import Accumulator, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
-__all__ = ["SMOLAGENTS_INSTALL", "openai_server_model", "stream_turn"]
+__all__ = ["SMOLAGENTS_INSTALL", "smolagents_accumulator"]
 
 SMOLAGENTS_INSTALL = "pip install 'tooltape[subjects]'"
 """The install line for the smolagents subject (the ``subjects`` extra pins a tested release)."""
@@ -25,7 +26,7 @@ SMOLAGENTS_INSTALL = "pip install 'tooltape[subjects]'"
 _PROMPT = [{"role": "user", "content": [{"type": "text", "text": "What is the weather in Paris?"}]}]
 
 
-def openai_server_model(served: str, http_client: Any = None) -> Any:
+def _openai_server_model(served: str, http_client: Any = None) -> Any:
     """An ``OpenAIServerModel`` at ``served``: smolagents' own openai client, no retries."""
     from smolagents import OpenAIServerModel  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -57,7 +58,7 @@ def _tool(name: str, schema: dict[str, Any]) -> Any:
     return Offered()
 
 
-def stream_turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+def _stream_turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     """Stream one step through ``model`` offering ``tools``; the calls and text it merged."""
     from smolagents.models import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
         agglomerate_stream_deltas,
@@ -71,3 +72,16 @@ def stream_turn(model: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     made = [(c.function.name, c.function.arguments, c.id or None) for c in calls]
     content = message.content
     return RawTurn(made, content if isinstance(content, str) else "")  # one string: no order
+
+
+def smolagents_accumulator() -> Accumulator:
+    """The ``smolagents`` subject through ``OpenAIServerModel`` (Chat Completions)."""
+    return Accumulator(
+        "smolagents.OpenAIServerModel",
+        "smolagents",
+        ("smolagents", "openai"),
+        _openai_server_model,
+        _stream_turn,
+        "smolagents: OpenAIServerModel.generate_stream + agglomerate_stream_deltas",
+        install=SMOLAGENTS_INSTALL,
+    )

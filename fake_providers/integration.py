@@ -14,23 +14,15 @@ Shared by tooltape's packages, not user API.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.fake_providers.raw_turns import RawCall, RawTurn
 from tooltape.harness import TooltapeUsageError
 
-__all__ = [
-    "Accumulator",
-    "Integration",
-    "RawCall",
-    "RawTurn",
-    "ToolSpec",
-    "installed",
-    "part_runs",
-    "raw_turn",
-]
+__all__ = ["Accumulator", "Integration", "ToolSpec", "installed"]
 
 
 def installed(module: str) -> bool:
@@ -43,39 +35,7 @@ def installed(module: str) -> bool:
 
 ToolSpec = tuple[str, dict[str, Any]]
 """A tool a request offers: its name and the JSON schema of its arguments."""
-RawCall = tuple[Any, Any, Any]
-"""A call as an accumulator left it: ``(name, arguments, id)``; arguments as text or a value."""
 HttpStack = Literal["httpx2", "httpx", "botocore"]
-
-
-def part_runs(kinds: Iterable[str]) -> tuple[str, ...]:
-    """The kinds of a turn's parts (``text``, ``call``) in order, runs collapsed to one.
-
-    ``["text", "text", "call", "call", "text"]`` gives ``("text", "call", "text")``;
-    any other kind (reasoning, a citation) is left out.
-    """
-    runs: list[str] = []
-    for kind in kinds:
-        if kind in ("text", "call") and (not runs or runs[-1] != kind):
-            runs.append(kind)
-    return tuple(runs)
-
-
-@dataclass(frozen=True)
-class RawTurn:
-    """What an accumulator made of a turn: its calls, and its text where it keeps it."""
-
-    calls: list[RawCall]
-    """The calls, as :data:`RawCall` tuples, in order."""
-    text: str | None = None
-    """The assistant's visible text (reasoning excluded); ``None``: the result has none."""
-    parts: tuple[str, ...] | None = None
-    """The order of text and calls (:func:`part_runs`); ``None``: the result does not keep it."""
-
-
-def raw_turn(made: list[RawCall] | RawTurn) -> RawTurn:
-    """``made`` as a :class:`RawTurn` (a bare list of calls reports no text)."""
-    return made if isinstance(made, RawTurn) else RawTurn(list(made))
 
 
 @dataclass(frozen=True)
@@ -117,6 +77,11 @@ class Integration:
         sdk_stack: the HTTP library that SDK speaks; the fixtures route that
             library to the fake (``botocore``: over a 127.0.0.1 server).
         chat_model_module: the LangChain integration's import name (``langchain_openai``).
+        chat_model_class: its chat model's class name there (``ChatOpenAI``), which
+            :meth:`chat_model` builds.
+        chat_model_options: what :meth:`chat_model` passes that class besides ``model``
+            and the URL (a test key, no retries ...).
+        chat_model_url: the argument that class takes the URL by (``base_url``).
         accumulators: the SDK's or a well-known library's stream accumulators.
         no_accumulator: why a dialect with no ``accumulators`` has none.
 
@@ -131,6 +96,9 @@ class Integration:
     sdk: ClassVar[str] = ""
     sdk_stack: ClassVar[HttpStack] = "httpx2"
     chat_model_module: ClassVar[str] = ""
+    chat_model_class: ClassVar[str] = ""
+    chat_model_options: ClassVar[Mapping[str, Any]] = {}
+    chat_model_url: ClassVar[str] = "base_url"
     accumulators: ClassVar[tuple[Accumulator, ...]] = ()
     no_accumulator: ClassVar[str] = ""
 
@@ -166,10 +134,17 @@ class Integration:
         blocks for undeclared tools (``ChatAnthropic``) send them, others ignore
         them. ``kwargs`` are the chat model's own arguments and win over the defaults.
 
+        The model is :attr:`chat_model_class` built with ``model``, the URL and
+        :attr:`chat_model_options`.
+
         Raises:
             TooltapeUsageError: The dialect has no LangChain chat model.
         """
-        raise TooltapeUsageError(
-            f"no built-in chat model for dialect {self.name!r}; build your client against "
-            f"{base_url!r} (the fake provider's base URL)"
-        )
+        if not self.chat_model_class:
+            raise TooltapeUsageError(
+                f"no built-in chat model for dialect {self.name!r}; build your client against "
+                f"{base_url!r} (the fake provider's base URL)"
+            )
+        chat_model = getattr(importlib.import_module(self.chat_model_module), self.chat_model_class)
+        options = {"model": self.model, **self.chat_model_options, **kwargs}
+        return chat_model(**{self.chat_model_url: base_url}, **options)

@@ -28,7 +28,8 @@ from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, dialect_names, get_dialect
 from tooltape.fake_providers.dialects.openai_chat import read_chat_stream
-from tooltape.fake_providers.integration import Accumulator, installed, raw_turn
+from tooltape.fake_providers.integration import Accumulator, installed
+from tooltape.fake_providers.raw_turns import raw_turn
 from tooltape.harness import (
     Plan,
     Scenario,

@@ -25,13 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooltape.fake_providers import get_dialect
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    RawCall,
-    installed,
-    part_runs,
-    raw_turn,
-)
+from tooltape.fake_providers.integration import Accumulator, installed
+from tooltape.fake_providers.raw_turns import RawCall, part_runs, raw_turn
 from tooltape.harness import Plan
 from tooltape.harness.json_text import loads
 from tooltape.plugin._engine.turns import Merged, Turn

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tooltape.fake_providers.integration import part_runs
+from tooltape.fake_providers.raw_turns import part_runs
 from tooltape.harness.json_text import loads
 
 if TYPE_CHECKING:

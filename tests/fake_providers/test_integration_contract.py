@@ -24,9 +24,9 @@ REQUIRED = (
     "sdk",
     "sdk_stack",
     "chat_model_module",
+    "chat_model_class",
     "request_body",
     "sdk_client",
-    "chat_model",
 )
 """What each dialect must declare itself (the base class's defaults do not count)."""
 TOOLS = [("get_weather", {"type": "object", "properties": {"city": {"type": "string"}}})]

@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
-from tooltape.fake_providers._haystack import (
-    HAYSTACK_INSTALL,
-    anthropic_generator,
-    generator_turn,
-)
+from tooltape.fake_providers._haystack import haystack_accumulator
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["AnthropicIntegration", "anthropic_body", "message_stream"]
+
+_MODEL = "claude-sonnet-4-6"
+"""The model every request here names."""
 
 _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -37,7 +30,24 @@ def anthropic_body(model: str, prompt: str, tools: Sequence[ToolSpec]) -> dict[s
     }
 
 
+def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
+    """``client.messages.stream(...).get_final_message()``: its tool_use and text blocks."""
+    offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
+    with client.messages.stream(
+        model=_MODEL, max_tokens=256, messages=_PROMPT, **offered
+    ) as stream:
+        message = stream.get_final_message()
+    turn = TurnParts()
+    for block in message.content:
+        if block.type == "tool_use":
+            turn.call(block.name, block.input, block.id)
+        elif block.type == "text":
+            turn.text(block.text)
+    return turn.turn()
+
+
 def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``anthropic.Anthropic(base_url=...)`` with no retries (``http_client``: an httpx2 client)."""
     import anthropic
 
     kwargs.setdefault("api_key", "sk-ant-tooltape")
@@ -45,39 +55,20 @@ def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     return anthropic.Anthropic(base_url=base_url, http_client=http_client, **kwargs)
 
 
-def message_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
-    """``client.messages.stream(...).get_final_message()``: its tool_use and text blocks."""
-    offered = {"tools": [{"name": n, "input_schema": s} for n, s in tools]} if tools else {}
-    with client.messages.stream(
-        model="claude-sonnet-4-6", max_tokens=256, messages=_PROMPT, **offered
-    ) as stream:
-        message = stream.get_final_message()
-    blocks = message.content
-    calls: list[RawCall] = [(b.name, b.input, b.id) for b in blocks if b.type == "tool_use"]
-    text = "".join(b.text for b in blocks if b.type == "text")
-    kinds = ["call" if b.type == "tool_use" else b.type for b in blocks]
-    return RawTurn(calls, text, part_runs(kinds))
-
-
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``AnthropicModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.anthropic import AnthropicModel
-    from pydantic_ai.providers.anthropic import AnthropicProvider
-
-    provider = AnthropicProvider(
-        base_url=base_url, api_key="sk-ant-tooltape", http_client=http_client
-    )
-    return AnthropicModel("claude-sonnet-4-6", provider=provider)
-
-
 class AnthropicIntegration(Integration):
     """Where the Messages API lives and what talks to it."""
 
     base_url = "https://api.anthropic.com"
-    model = "claude-sonnet-4-6"
+    model = _MODEL
     sdk = "anthropic"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_anthropic"
+    chat_model_class = "ChatAnthropic"
+    chat_model_options: ClassVar[dict[str, Any]] = {
+        "api_key": "sk-ant-tooltape",
+        "streaming": True,
+        "max_retries": 0,
+    }
     accumulators = (
         Accumulator(
             "anthropic.MessageStream",
@@ -87,17 +78,15 @@ class AnthropicIntegration(Integration):
             message_stream,
             "anthropic: messages.stream(...).get_final_message() (MessageStream)",
         ),
-        litellm_accumulator("anthropic", "claude-sonnet-4-6"),
-        pydantic_ai_accumulator("AnthropicModel", "anthropic", _pydantic_ai_model),
-        Accumulator(
-            "haystack_integrations.AnthropicChatGenerator",
-            "haystack",
-            ("haystack", "haystack_integrations.components.generators.anthropic", "anthropic"),
-            anthropic_generator,
-            generator_turn,
-            "haystack: anthropic-haystack's AnthropicChatGenerator.run(tools=...), streaming",
-            install=HAYSTACK_INSTALL,
+        litellm_accumulator("anthropic", _MODEL),
+        pydantic_ai_accumulator(
+            "AnthropicModel",
+            "anthropic",
+            _MODEL,
+            provider="anthropic.AnthropicProvider",
+            api_key="sk-ant-tooltape",
         ),
+        haystack_accumulator("anthropic"),
         llama_index_accumulator("anthropic"),
     )
 
@@ -105,9 +94,7 @@ class AnthropicIntegration(Integration):
         """What anthropic-python's ``messages.create(stream=True)`` sends."""
         return {**anthropic_body(self.model, prompt, tools), "stream": True}
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``anthropic.Anthropic(base_url=...)`` with no retries."""
-        return _client(base_url, **kwargs)
+    sdk_client = staticmethod(_client)
 
     def chat_model(
         self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
@@ -117,13 +104,7 @@ class AnthropicIntegration(Integration):
         Without declared tools langchain-anthropic warns "Received unexpected tool
         content block" on every streamed call.
         """
-        from langchain_anthropic import ChatAnthropic
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("api_key", "sk-ant-tooltape")
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("max_retries", 0)
-        model = ChatAnthropic(base_url=base_url, **kwargs)
+        model = super().chat_model(base_url, **kwargs)
         if tools is not None and "tools" not in model.model_kwargs:
             # Set after construction so the model holds this very (live) list; bound
             # tools (``bind_tools``) come later in the payload and win.

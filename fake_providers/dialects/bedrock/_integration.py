@@ -20,25 +20,22 @@ _REGION = "us-east-1"
 _KEY_ID, _SECRET = "AKIATOOLTAPETEST", "tooltape-test-secret"
 
 
-def _credentials() -> dict[str, Any]:
-    return {
-        "region_name": _REGION,
-        "aws_access_key_id": _KEY_ID,
-        "aws_secret_access_key": _SECRET,
-    }
+def _credentials(
+    region: str = "region_name",
+    key_id: str = "aws_access_key_id",
+    secret: str = "aws_secret_access_key",
+) -> dict[str, Any]:
+    """The test credentials, under the names a client takes them by (boto3's by default)."""
+    return {region: _REGION, key_id: _KEY_ID, secret: _SECRET}
 
 
 def _anthropic_bedrock(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
     import anthropic
 
     kwargs.setdefault("max_retries", 0)
+    credentials = _credentials("aws_region", "aws_access_key", "aws_secret_key")
     return anthropic.AnthropicBedrock(
-        aws_access_key=_KEY_ID,
-        aws_secret_key=_SECRET,
-        aws_region=_REGION,
-        base_url=base_url,
-        http_client=http_client,
-        **kwargs,
+        base_url=base_url, http_client=http_client, **credentials, **kwargs
     )
 
 
@@ -61,16 +58,15 @@ class _BedrockIntegration(Integration):
 class BedrockConverseIntegration(_BedrockIntegration):
     """ConverseStream: boto3's ``converse_stream`` and ``ChatBedrockConverse``."""
 
+    chat_model_class = "ChatBedrockConverse"
+    chat_model_options = _credentials()
+
     accumulators = (
         litellm_accumulator(
             "bedrock",
             "converse/anthropic.claude-sonnet-4-5-v1",
             base_url_arg="aws_bedrock_runtime_endpoint",
-            extra={
-                "aws_region_name": _REGION,
-                "aws_access_key_id": _KEY_ID,
-                "aws_secret_access_key": _SECRET,
-            },
+            extra=_credentials(region="aws_region_name"),
         ),
     )
 
@@ -82,18 +78,13 @@ class BedrockConverseIntegration(_BedrockIntegration):
             body["toolConfig"] = {"tools": specs}
         return body
 
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatBedrockConverse`` at ``base_url``, test credentials."""
-        from langchain_aws import ChatBedrockConverse
-
-        kwargs.setdefault("model", self.model)
-        return ChatBedrockConverse(base_url=base_url, **{**_credentials(), **kwargs})
-
 
 class BedrockInvokeIntegration(_BedrockIntegration):
     """InvokeModelWithResponseStream: boto3, ``ChatBedrock`` and anthropic's AnthropicBedrock."""
+
+    chat_model_class = "ChatBedrock"
+    chat_model_url = "endpoint_url"
+    chat_model_options = _credentials() | {"streaming": True, "model_kwargs": {"max_tokens": 256}}
 
     accumulators = (
         Accumulator(
@@ -111,14 +102,3 @@ class BedrockInvokeIntegration(_BedrockIntegration):
         body = anthropic_body(self.model, prompt, tools)
         del body["model"]
         return {"anthropic_version": "bedrock-2023-05-31", **body}
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatBedrock`` (streaming) at ``base_url``, test credentials."""
-        from langchain_aws import ChatBedrock
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("streaming", True)
-        kwargs.setdefault("model_kwargs", {"max_tokens": 256})
-        return ChatBedrock(endpoint_url=base_url, **{**_credentials(), **kwargs})

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["CohereIntegration"]
 
+_MODEL = "command-a-03-2025"
+"""The model every request here names."""
 
-def _cohere_client(base_url: str, http_client: Any = None) -> Any:
-    """``cohere.ClientV2`` at ``base_url`` (its own httpx client, which the fakes answer)."""
-    return CohereIntegration().sdk_client(base_url)
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``cohere.ClientV2(base_url=...)``, on its own httpx client (which the fakes answer)."""
+    import cohere
+
+    kwargs.setdefault("api_key", "test-key")
+    return cohere.ClientV2(base_url=base_url, **kwargs)
 
 
 def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
@@ -31,27 +31,22 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     adds an arguments fragment, both at the event's ``index``
     (https://docs.cohere.com/docs/tool-use-streaming).
     """
-    calls: dict[Any, list[Any]] = {}
-    texts: list[str] = []
-    kinds: list[str] = []
+    turn = TurnParts()
     for event in client.chat_stream(
-        model="command-a-03-2025",
+        model=_MODEL,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools] or None,
     ):
         if event.type == "tool-call-start":
             call = event.delta.message.tool_calls
-            calls[event.index] = [call.function.name, call.function.arguments or "", call.id]
-            kinds.append("call")
+            turn.open_call(event.index, call.function.name, call.function.arguments or "", call.id)
         elif event.type == "tool-call-delta":
-            calls[event.index][1] += event.delta.message.tool_calls.function.arguments or ""
+            turn.arguments(event.index, event.delta.message.tool_calls.function.arguments or "")
         elif event.type in ("content-delta", "tool-plan-delta"):
             text = _event_text(event)
             if text:
-                texts.append(text)
-                kinds.append("text")
-    made: list[RawCall] = [(name, args, call_id) for name, args, call_id in calls.values()]
-    return RawTurn(made, "".join(texts), part_runs(kinds))
+                turn.text(text)
+    return turn.turn()
 
 
 def _event_text(event: Any) -> str | None:
@@ -69,40 +64,26 @@ class CohereIntegration(Integration):
     """Where Cohere's v2 chat lives and what talks to it."""
 
     base_url = "https://api.cohere.com"
-    model = "command-a-03-2025"
+    model = _MODEL
     sdk = "cohere"
     sdk_stack = "httpx"
     chat_model_module = "langchain_cohere"
+    chat_model_class = "ChatCohere"
+    chat_model_options: ClassVar[dict[str, Any]] = {"cohere_api_key": "test-key"}
     accumulators = (
         Accumulator(
             "cohere.ClientV2.chat_stream",
             "cohere-sdk",
             ("cohere",),
-            _cohere_client,
+            _client,
             _chat_stream,
             "cohere: ClientV2.chat_stream, tool-call-start / tool-call-delta merged by index",
         ),
-        litellm_accumulator("cohere_chat", "command-a-03-2025", path="/v2/chat"),
+        litellm_accumulator("cohere_chat", _MODEL, path="/v2/chat"),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What cohere's ``ClientV2.chat_stream`` sends."""
         return openai_chat_body(self.model, prompt, tools, stream=True)
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``cohere.ClientV2(base_url=...)``."""
-        import cohere
-
-        kwargs.setdefault("api_key", "test-key")
-        return cohere.ClientV2(base_url=base_url, **kwargs)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatCohere`` at ``base_url``."""
-        from langchain_cohere import ChatCohere
-        from pydantic import SecretStr
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("cohere_api_key", SecretStr("test-key"))
-        return ChatCohere(base_url=base_url, **kwargs)
+    sdk_client = staticmethod(_client)

@@ -2,47 +2,27 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["GeminiIntegration"]
 
-
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``GoogleModel`` at ``base_url`` (``http_client``: httpx2, async)."""
-    from pydantic_ai.models.google import GoogleModel
-    from pydantic_ai.providers.google import GoogleProvider
-
-    with warnings.catch_warnings():
-        # It warns that the client keeps httpx's 5 s timeout: a fake answers at once.
-        warnings.filterwarnings("ignore", "The `http_client` passed", UserWarning)
-        provider = GoogleProvider(api_key="test-key", base_url=base_url, http_client=http_client)
-    return GoogleModel("gemini-2.5-flash", provider=provider)
-
-
-def _genai_client(base_url: str, http_client: Any = None) -> Any:
-    """``google.genai.Client`` at ``base_url`` (its own httpx2 client, which the fakes answer)."""
-    return GeminiIntegration().sdk_client(base_url)
+_MODEL = "gemini-2.5-flash"
+"""The model every request here names."""
 
 
 def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
-    """``generate_content_stream``, every chunk's ``function_calls`` collected in order.
+    """``generate_content_stream``, every chunk's function calls collected in order.
 
-    Gemini sends each call whole; the SDK's ``GenerateContentResponse.function_calls``
-    reads a chunk's calls, and an application collects them chunk by chunk
-    (https://ai.google.dev/gemini-api/docs/function-calling).
+    Gemini sends each call whole; an application collects them chunk by chunk
+    (https://ai.google.dev/gemini-api/docs/function-calling), as the SDK's
+    ``GenerateContentResponse.function_calls`` reads them: the first candidate's
+    parts that hold a ``function_call``.
     """
     from google.genai import types
 
@@ -53,43 +33,60 @@ def _generate_content_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
         tools=[types.Tool(function_declarations=declarations)] if declarations else None,
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
     )
-    calls: list[RawCall] = []
-    texts: list[str] = []
-    kinds: list[str] = []
+    turn = TurnParts()
     for chunk in client.models.generate_content_stream(
-        model="gemini-2.5-flash", contents="What is the weather in Paris?", config=config
+        model=_MODEL, contents="What is the weather in Paris?", config=config
     ):
-        calls.extend((c.name, c.args, c.id) for c in chunk.function_calls or ())
         content = chunk.candidates[0].content if chunk.candidates else None
         for part in (content.parts or ()) if content else ():
-            if part.function_call is not None:
-                kinds.append("call")
+            if (call := part.function_call) is not None:
+                turn.call(call.name, call.args, call.id)
             elif part.text and not part.thought:
-                texts.append(part.text)
-                kinds.append("text")
-    return RawTurn(calls, "".join(texts), part_runs(kinds))
+                turn.text(part.text)
+    return turn.turn()
+
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``google.genai.Client`` whose HTTP options point at ``base_url``.
+
+    It talks through its own httpx2 client, which the fakes answer.
+    """
+    from google import genai
+    from google.genai import types
+
+    kwargs.setdefault("api_key", "test-key")
+    return genai.Client(http_options=types.HttpOptions(base_url=base_url), **kwargs)
 
 
 class GeminiIntegration(Integration):
     """Where the Gemini API lives and what talks to it."""
 
     base_url = "https://generativelanguage.googleapis.com"
-    model = "gemini-2.5-flash"
+    model = _MODEL
     sdk = "google.genai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_google_genai"
+    chat_model_class = "ChatGoogleGenerativeAI"
+    # max_retries 1, not 0: google-genai reads 0 as "the default"
+    chat_model_options: ClassVar[dict[str, Any]] = {"api_key": "test-key", "max_retries": 1}
     accumulators = (
         Accumulator(
             "google.genai.generate_content_stream",
             "google-genai-sdk",
             ("google.genai",),
-            _genai_client,
+            _client,
             _generate_content_stream,
             "google-genai: models.generate_content_stream, each chunk's function_calls collected",
             "pip install google-genai",
         ),
-        litellm_accumulator("gemini", "gemini-2.5-flash"),
-        pydantic_ai_accumulator("GoogleModel", "google.genai", _pydantic_ai_model),
+        litellm_accumulator("gemini", _MODEL),
+        pydantic_ai_accumulator(
+            "GoogleModel",
+            "google.genai",
+            _MODEL,
+            provider="google.GoogleProvider",
+            api_key="test-key",
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
@@ -104,22 +101,4 @@ class GeminiIntegration(Integration):
         """google-genai streams with ``?alt=sse``."""
         return {"alt": "sse"}
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``google.genai.Client`` whose HTTP options point at ``base_url``."""
-        from google import genai
-        from google.genai import types
-
-        kwargs.setdefault("api_key", "test-key")
-        options = types.HttpOptions(base_url=base_url)
-        return genai.Client(http_options=options, **kwargs)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatGoogleGenerativeAI`` at ``base_url``, one attempt."""
-        from langchain_google_genai import ChatGoogleGenerativeAI
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("api_key", "test-key")
-        kwargs.setdefault("max_retries", 1)  # 1, not 0: google-genai reads 0 as "the default"
-        return ChatGoogleGenerativeAI(base_url=base_url, **kwargs)
+    sdk_client = staticmethod(_client)

@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["MistralNativeIntegration"]
 
-
-def _mistral_client(base_url: str, http_client: Any = None) -> Any:
-    """``mistralai.client.Mistral`` at ``base_url`` (its own httpx2 client; the fakes answer it)."""
-    return MistralNativeIntegration().sdk_client(base_url)
+_MODEL = "mistral-large-latest"
+"""The model every request here names."""
 
 
 def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
@@ -31,74 +24,73 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     them (https://docs.mistral.ai/capabilities/function_calling/); the SDK parses each
     into a ``ToolCall``.
     """
-    calls: list[RawCall] = []
-    texts: list[str] = []
+    turn = TurnParts()
     for event in client.chat.stream(
-        model="mistral-large-latest",
+        model=_MODEL,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools] or None,
     ):
         delta = event.data.choices[0].delta if event.data.choices else None
         for call in (delta.tool_calls or ()) if delta else ():
-            calls.append((call.function.name, call.function.arguments, call.id))
+            turn.call(call.function.name, call.function.arguments, call.id)
         content = delta.content if delta else None
         if isinstance(content, str):
-            texts.append(content)
+            turn.text(content)
         else:  # a list of chunks: text and thinking
-            texts += [c.text for c in content or () if getattr(c, "type", None) == "text"]
-    return RawTurn(calls, "".join(texts))
+            for chunk in content or ():
+                if getattr(chunk, "type", None) == "text":
+                    turn.text(chunk.text)
+    return turn.turn(ordered=False)
 
 
-def _pydantic_ai_model(base_url: str, http_client: Any = None) -> Any:
-    """pydantic-ai's ``MistralModel`` at ``base_url`` (``/v1`` included; httpx2 client)."""
-    from pydantic_ai.models.mistral import MistralModel
-    from pydantic_ai.providers.mistral import MistralProvider
+def _server(base_url: str) -> str:
+    """The server behind ``base_url``: Mistral's clients add ``/v1`` themselves."""
+    return base_url.removesuffix("/").removesuffix("/v1")
 
-    server = base_url.removesuffix("/").removesuffix("/v1")  # the SDK adds /v1
-    provider = MistralProvider(api_key="tooltape", base_url=server, http_client=http_client)
-    return MistralModel("mistral-large-latest", provider=provider)
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``).
+
+    It talks through its own httpx2 client, which the fakes answer.
+    """
+    from mistralai.client import Mistral
+
+    kwargs.setdefault("api_key", "tooltape")
+    return Mistral(server_url=_server(base_url), **kwargs)
 
 
 class MistralNativeIntegration(Integration):
     """Where Mistral listens and what talks to it natively (not through ``ChatOpenAI``)."""
 
     base_url = "https://api.mistral.ai/v1"
-    model = "mistral-large-latest"
+    model = _MODEL
     sdk = "mistralai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_mistralai"
+    chat_model_class = "ChatMistralAI"
+    chat_model_options: ClassVar[dict[str, Any]] = {"api_key": "tooltape", "max_retries": 0}
     accumulators = (
         Accumulator(
             "mistralai.chat.stream",
             "mistralai-sdk",
             ("mistralai",),
-            _mistral_client,
+            _client,
             _chat_stream,
             "mistralai: chat.stream, each event's delta.tool_calls collected",
         ),
-        litellm_accumulator("mistral", "mistral-large-latest"),
-        pydantic_ai_accumulator("MistralModel", "mistralai", _pydantic_ai_model),
+        litellm_accumulator("mistral", _MODEL),
+        pydantic_ai_accumulator(
+            "MistralModel",
+            "mistralai",
+            _MODEL,
+            provider="mistral.MistralProvider",
+            api_key="tooltape",
+            server=_server,
+        ),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ``ChatMistralAI.stream()`` sends for ``prompt`` with ``tools`` bound."""
         return openai_chat_body(self.model, prompt, tools, tool_choice="auto", stream=True)
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``mistralai.client.Mistral`` whose server is ``base_url`` (the SDK adds ``/v1``)."""
-        from mistralai.client import Mistral
-
-        kwargs.setdefault("api_key", "tooltape")
-        return Mistral(server_url=base_url.removesuffix("/").removesuffix("/v1"), **kwargs)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatMistralAI`` at ``base_url`` (``/v1`` included), no retries."""
-        from langchain_mistralai import ChatMistralAI
-        from pydantic import SecretStr
-
-        kwargs.setdefault("model", self.model)
-        kwargs.setdefault("api_key", SecretStr("tooltape"))
-        kwargs.setdefault("max_retries", 0)
-        return ChatMistralAI(base_url=base_url, **kwargs)
+    sdk_client = staticmethod(_client)

@@ -7,21 +7,13 @@ from typing import Any
 
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import openai_chat_body, openai_tool
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["OllamaIntegration"]
 
-
-def _ollama_client(base_url: str, http_client: Any = None) -> Any:
-    """``ollama.Client`` at ``base_url`` (its own httpx client, which the fakes answer)."""
-    return OllamaIntegration().sdk_client(base_url)
+_MODEL = "llama3.1"
+"""The model every request here names."""
 
 
 def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
@@ -30,59 +22,50 @@ def _chat_stream(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     Ollama sends each call whole; ollama-python's streaming tool-call example
     collects them chunk by chunk (https://ollama.com/blog/streaming-tool).
     """
-    calls: list[RawCall] = []
-    texts: list[str] = []
-    kinds: list[str] = []
+    turn = TurnParts()
     for chunk in client.chat(
-        model="llama3.1",
+        model=_MODEL,
         messages=[{"role": "user", "content": "What is the weather in Paris?"}],
         tools=[openai_tool(n, s) for n, s in tools],
         stream=True,
     ):
         if chunk.message.content:
-            texts.append(chunk.message.content)
-            kinds.append("text")
-        made = chunk.message.tool_calls or ()
-        calls.extend((c.function.name, c.function.arguments, None) for c in made)
-        kinds += ["call"] * bool(made)
-    return RawTurn(calls, "".join(texts), part_runs(kinds))
+            turn.text(chunk.message.content)
+        for call in chunk.message.tool_calls or ():
+            turn.call(call.function.name, call.function.arguments, None)
+    return turn.turn()
+
+
+def _client(base_url: str, http_client: Any = None, **kwargs: Any) -> Any:
+    """``ollama.Client(host=base_url)``, on its own httpx client (which the fakes answer)."""
+    import ollama
+
+    return ollama.Client(host=base_url, **kwargs)
 
 
 class OllamaIntegration(Integration):
     """Where Ollama listens and what talks to it."""
 
     base_url = "http://127.0.0.1:11434"
-    model = "llama3.1"
+    model = _MODEL
     sdk = "ollama"
     sdk_stack = "httpx"
     chat_model_module = "langchain_ollama"
+    chat_model_class = "ChatOllama"
     accumulators = (
         Accumulator(
             "ollama.Client.chat",
             "ollama-sdk",
             ("ollama",),
-            _ollama_client,
+            _client,
             _chat_stream,
             "ollama: Client.chat(stream=True), each chunk's message.tool_calls collected",
         ),
-        litellm_accumulator("ollama_chat", "llama3.1"),
+        litellm_accumulator("ollama_chat", _MODEL),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
         """What ollama-python's ``chat(stream=True)`` sends."""
         return openai_chat_body(self.model, prompt, tools, stream=True)
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``ollama.Client(host=base_url)``."""
-        import ollama
-
-        return ollama.Client(host=base_url, **kwargs)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatOllama`` at ``base_url``."""
-        from langchain_ollama import ChatOllama
-
-        kwargs.setdefault("model", self.model)
-        return ChatOllama(base_url=base_url, **kwargs)
+    sdk_client = staticmethod(_client)

@@ -5,31 +5,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooltape.fake_providers._haystack import HAYSTACK_INSTALL, generator_turn, openai_generator
+from tooltape.fake_providers._haystack import haystack_accumulator
 from tooltape.fake_providers._litellm import litellm_accumulator
 from tooltape.fake_providers._llama_index import llama_index_accumulator
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers._pydantic_ai import pydantic_ai_accumulator
-from tooltape.fake_providers._smolagents import (
-    SMOLAGENTS_INSTALL,
-    openai_server_model,
-    stream_turn,
-)
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawTurn,
-    ToolSpec,
-)
+from tooltape.fake_providers._smolagents import smolagents_accumulator
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn
 
 __all__ = [
+    "OPENAI_CHAT_MODEL_OPTIONS",
     "OpenAIChatIntegration",
-    "chat_openai",
     "openai_chat_body",
     "openai_client",
     "pydantic_ai_openai",
     "openai_tool",
 ]
+
+OPENAI_CHAT_MODEL_OPTIONS = {
+    "model": "gpt-4o",
+    "api_key": "sk-tooltape",
+    "streaming": True,
+    "max_retries": 0,
+}
+"""What ``ChatOpenAI`` is built with, Chat Completions or Responses: a test key, no retries."""
 
 _PROMPT = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -79,21 +79,10 @@ def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
 
 
 def pydantic_ai_openai(model_class: str, model: str) -> Accumulator:
-    """The pydantic-ai subject through its OpenAI ``model_class``, asking for ``model``.
-
-    The model reaches the served URL through ``OpenAIProvider`` (``http_client``:
-    httpx2, async); Chat Completions and Responses differ only in the class.
-    """
-
-    def build(base_url: str, http_client: Any = None) -> Any:
-        from pydantic_ai.models import openai as models
-        from pydantic_ai.providers.openai import OpenAIProvider
-
-        key = "sk-tooltape"
-        provider = OpenAIProvider(base_url=base_url, api_key=key, http_client=http_client)
-        return getattr(models, model_class)(model, provider=provider)
-
-    return pydantic_ai_accumulator(model_class, "openai", build)
+    """The pydantic-ai subject through its OpenAI ``model_class`` (Chat Completions, Responses)."""
+    return pydantic_ai_accumulator(
+        model_class, "openai", model, provider="openai.OpenAIProvider", api_key="sk-tooltape"
+    )
 
 
 class OpenAIChatIntegration(Integration):
@@ -104,6 +93,8 @@ class OpenAIChatIntegration(Integration):
     sdk = "openai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_openai"
+    chat_model_class = "ChatOpenAI"
+    chat_model_options = OPENAI_CHAT_MODEL_OPTIONS | {"use_responses_api": False}
     accumulators = (
         Accumulator(
             "openai.ChatCompletionStreamState",
@@ -116,24 +107,8 @@ class OpenAIChatIntegration(Integration):
         litellm_accumulator("openai", "gpt-4o"),
         pydantic_ai_openai("OpenAIChatModel", "gpt-4o"),
         openai_agents_accumulator("OpenAIChatCompletionsModel", "gpt-4o"),
-        Accumulator(
-            "haystack.OpenAIChatGenerator",
-            "haystack",
-            ("haystack", "openai"),
-            openai_generator,
-            generator_turn,
-            "haystack: OpenAIChatGenerator.run(tools=...) with a streaming_callback",
-            install=HAYSTACK_INSTALL,
-        ),
-        Accumulator(
-            "smolagents.OpenAIServerModel",
-            "smolagents",
-            ("smolagents", "openai"),
-            openai_server_model,
-            stream_turn,
-            "smolagents: OpenAIServerModel.generate_stream + agglomerate_stream_deltas",
-            install=SMOLAGENTS_INSTALL,
-        ),
+        haystack_accumulator("openai_chat"),
+        smolagents_accumulator(),
         llama_index_accumulator("openai_chat"),
     )
 
@@ -143,23 +118,4 @@ class OpenAIChatIntegration(Integration):
             self.model, prompt, tools, stream=True, stream_options={"include_usage": True}
         )
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``openai.OpenAI(base_url=...)`` with no retries."""
-        return openai_client(base_url, **kwargs)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatOpenAI`` (Chat Completions) at ``base_url``."""
-        return chat_openai(base_url, responses=False, **kwargs)
-
-
-def chat_openai(base_url: str, *, responses: bool, **kwargs: Any) -> Any:
-    """``ChatOpenAI`` at ``base_url`` (``responses=True``: the Responses API), no retries."""
-    from langchain_openai import ChatOpenAI
-
-    kwargs.setdefault("model", "gpt-4o")
-    kwargs.setdefault("api_key", "sk-tooltape")
-    kwargs.setdefault("streaming", True)
-    kwargs.setdefault("max_retries", 0)
-    return ChatOpenAI(base_url=base_url, use_responses_api=responses, **kwargs)
+    sdk_client = staticmethod(openai_client)

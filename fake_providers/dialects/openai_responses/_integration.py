@@ -7,55 +7,53 @@ from typing import Any
 
 from tooltape.fake_providers._openai_agents import openai_agents_accumulator
 from tooltape.fake_providers.dialects.openai_chat._integration import (
-    chat_openai,
+    OPENAI_CHAT_MODEL_OPTIONS,
     openai_client,
     pydantic_ai_openai,
 )
-from tooltape.fake_providers.integration import (
-    Accumulator,
-    Integration,
-    RawCall,
-    RawTurn,
-    ToolSpec,
-    part_runs,
-)
+from tooltape.fake_providers.integration import Accumulator, Integration, ToolSpec
+from tooltape.fake_providers.raw_turns import RawTurn, TurnParts
 
 __all__ = ["OpenAIResponsesIntegration"]
+
+_MODEL = "gpt-4.1"
+"""The model every request here names."""
 
 
 def _responses_tool(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "name": name, "parameters": schema}
 
 
+def response_turn(output: Any) -> RawTurn:
+    """A Responses ``output``'s calls, text (its messages' ``output_text``) and their order."""
+    turn = TurnParts()
+    for item in output:
+        if item.type == "function_call":
+            turn.call(item.name, item.arguments, item.call_id)
+        elif item.type == "message":
+            turn.text("".join(c.text for c in item.content if c.type == "output_text"))
+    return turn.turn()
+
+
 def _stream_state(client: Any, tools: Sequence[ToolSpec]) -> RawTurn:
     offered = {"tools": [_responses_tool(n, s) for n, s in tools]} if tools else {}
     with client.responses.stream(
-        model="gpt-4.1", input="What is the weather in Paris?", **offered
+        model=_MODEL, input="What is the weather in Paris?", **offered
     ) as stream:
         final = stream.get_final_response()
     return response_turn(final.output)
-
-
-def response_turn(output: Any) -> RawTurn:
-    """A Responses ``output``'s calls, text (its messages' ``output_text``) and their order."""
-    calls: list[RawCall] = [
-        (o.name, o.arguments, o.call_id) for o in output if o.type == "function_call"
-    ]
-    texts = [
-        c.text for o in output if o.type == "message" for c in o.content if c.type == "output_text"
-    ]
-    kinds = [{"function_call": "call", "message": "text"}.get(o.type, "") for o in output]
-    return RawTurn(calls, "".join(texts), part_runs(kinds))
 
 
 class OpenAIResponsesIntegration(Integration):
     """Where the Responses API lives and what talks to it."""
 
     base_url = "https://api.openai.com/v1"
-    model = "gpt-4.1"
+    model = _MODEL
     sdk = "openai"
     sdk_stack = "httpx2"
     chat_model_module = "langchain_openai"
+    chat_model_class = "ChatOpenAI"
+    chat_model_options = OPENAI_CHAT_MODEL_OPTIONS | {"use_responses_api": True}
     accumulators = (
         Accumulator(
             "openai.ResponseStreamState",
@@ -65,8 +63,8 @@ class OpenAIResponsesIntegration(Integration):
             _stream_state,
             "openai: responses.stream(...).get_final_response()",
         ),
-        pydantic_ai_openai("OpenAIResponsesModel", "gpt-4.1"),
-        openai_agents_accumulator("OpenAIResponsesModel", "gpt-4.1"),
+        pydantic_ai_openai("OpenAIResponsesModel", _MODEL),
+        openai_agents_accumulator("OpenAIResponsesModel", _MODEL),
     )
 
     def request_body(self, prompt: str, tools: Sequence[ToolSpec]) -> dict[str, Any]:
@@ -78,12 +76,4 @@ class OpenAIResponsesIntegration(Integration):
             "stream": True,
         }
 
-    def sdk_client(self, base_url: str, **kwargs: Any) -> Any:
-        """``openai.OpenAI(base_url=...)`` with no retries."""
-        return openai_client(base_url, **kwargs)
-
-    def chat_model(
-        self, base_url: str, *, tools: list[dict[str, Any]] | None = None, **kwargs: Any
-    ) -> Any:
-        """``ChatOpenAI(use_responses_api=True)`` at ``base_url``."""
-        return chat_openai(base_url, responses=True, **kwargs)
+    sdk_client = staticmethod(openai_client)
