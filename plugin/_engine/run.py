@@ -434,31 +434,45 @@ def _batched_result(stage: _Stage, adapter: Adapter, cell: Cell) -> Result:
     return result
 
 
+Rendered = Wire | TooltapeUsageError
+"""A cell's wire, or why its dialect cannot render the scenario."""
+
+
+def _render(scenario: Scenario, dialect: Dialect) -> Rendered:
+    try:
+        return dialect.render(scenario.plan, scenario.quirks, scenario.seed)
+    except TooltapeUsageError as error:
+        return error
+
+
 def _run_batches(
     stage: _Stage, pairs: Sequence[tuple[Scenario, Dialect]], subjects: dict[str, list[Adapter]]
-) -> None:
-    """Run each batched subject over every cell it reads, at once, before the cells stream."""
+) -> dict[tuple[str, str], Rendered]:
+    """Run each batched subject over every cell it reads, at once, before the cells stream.
+
+    Returns:
+        The wires rendered for them by ``(scenario, dialect)``: the cells take them
+        (:func:`_prepared`) rather than render them again.
+    """
     from tooltape.plugin._engine.js_subjects import BatchCell
 
     batched = {a.name: a for group in subjects.values() for a in group if a.batch is not None}
-    wires: dict[tuple[str, str], Wire | None] = {}
+    wires: dict[tuple[str, str], Rendered] = {}
     for adapter in batched.values():
         assert adapter.batch is not None
         keys, cells = [], []
         for scenario, dialect in pairs:
             if adapter not in subjects[dialect.name]:
                 continue
-            if (scenario.name, dialect.name) not in wires:
-                try:
-                    rendered = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
-                except TooltapeUsageError:
-                    rendered = None
-                wires[scenario.name, dialect.name] = rendered
-            wire = wires[scenario.name, dialect.name]
-            if wire is not None:
+            key = (scenario.name, dialect.name)
+            if key not in wires:
+                wires[key] = _render(scenario, dialect)
+            wire = wires[key]
+            if isinstance(wire, Wire):
                 keys.append((adapter.name, scenario.name, dialect.name))
                 cells.append(BatchCell(dialect, wire, scenario.plan))
         stage.batched.update(zip(keys, adapter.batch(cells, stage.seconds), strict=True))
+    return wires
 
 
 def _subject_outcome(cell: Cell, turn: Turn) -> tuple[str, str]:
@@ -575,13 +589,17 @@ def _reference_result(cell: Cell, scenario: Scenario) -> Result:
     return Result("reference", *outcome)
 
 
-def _prepared(scenario: Scenario, dialect: Dialect) -> tuple[Cell, Wire | None]:
-    """A cell rendered, parsed and merged by the reference, and its wire (``None``: no subject)."""
+def _prepared(
+    scenario: Scenario, dialect: Dialect, rendered: Rendered | None = None
+) -> tuple[Cell, Wire | None]:
+    """A cell rendered, parsed and merged by the reference, and its wire (``None``: no subject).
+
+    ``rendered``: the cell's wire when it was rendered already (for a batched subject).
+    """
     cell = Cell(scenario, dialect.name, lossless=is_lossless(scenario, dialect))
-    try:
-        wire = dialect.render(scenario.plan, scenario.quirks, scenario.seed)
-    except TooltapeUsageError as error:
-        cell.skipped = str(error)
+    wire = _render(scenario, dialect) if rendered is None else rendered
+    if isinstance(wire, TooltapeUsageError):
+        cell.skipped = str(wire)
         return cell, None
     cell.wire = wire
     try:
@@ -653,10 +671,13 @@ def run_matrix(
     cells = []
     with _staged(needs_server) as stage:
         stage.seconds, stage.megabytes = cell_timeout, cell_memory
-        _run_batches(stage, pairs, subjects)
+        rendered = _run_batches(stage, pairs, subjects)
         for start in range(0, len(pairs), _PREPARED_AHEAD):
             block = pairs[start : start + _PREPARED_AHEAD]
-            prepared = [_prepared(scenario, dialect) for scenario, dialect in block]
+            prepared = [
+                _prepared(scenario, dialect, rendered.pop((scenario.name, dialect.name), None))
+                for scenario, dialect in block
+            ]
             for (cell, wire), (scenario, dialect) in zip(prepared, block, strict=True):
                 if wire is not None:
                     cell.results += [

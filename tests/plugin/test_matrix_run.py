@@ -193,3 +193,42 @@ def test_ids_no_provider_sent_are_aligned_by_position(
     subject: tuple[object, ...], reference: tuple[object, ...], aligned: tuple[object, ...]
 ) -> None:
     assert _align_generated_ids(_calls(*subject), _calls(*reference)) == _calls(*aligned)
+
+
+def test_a_batched_subjects_wires_are_rendered_once_and_read_by_the_cells(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tooltape.plugin._engine import run as matrix_run
+    from tooltape.plugin._engine.js_subjects import BatchCell, BatchOutcome
+
+    dialect = get_dialect("anthropic_messages")
+    renders: list[str] = []
+    render = type(dialect).render
+
+    def counted(self: object, plan: Plan, *args: object, **kwargs: object) -> object:
+        renders.append(str(plan.calls[0].name if plan.calls else ""))
+        return render(self, plan, *args, **kwargs)  # type: ignore[arg-type]
+
+    batched: list[BatchCell] = []
+
+    def batch(cells: list[BatchCell], _timeout: float | None) -> list[BatchOutcome]:
+        batched.extend(cells)
+        return [BatchOutcome(([], []), None, 0.0) for _ in cells]
+
+    subject = Adapter(
+        "batched", ("anthropic_messages",), (), lambda _d, _u: None, lambda _c, _p: Turn([], []),
+        batch=batch,  # type: ignore[arg-type]
+    )  # fmt: skip
+    monkeypatch.setattr(matrix_run, "adapters", lambda: (subject,))
+    monkeypatch.setattr(type(dialect), "render", counted)
+    scenarios = [get_scenario("parallel_sequential"), get_scenario("shared_index_idless")]
+
+    cells = run_matrix(scenarios, ["anthropic_messages"], None, Expectations((), "test"))
+
+    assert len(renders) == 2  # once each, for the batch; the cells take the same wires
+    assert len(batched) == 1  # the scenario the dialect cannot say is not batched
+    assert cells[0].deltas is not None and [r.adapter for r in cells[0].results] == [
+        "reference",
+        "batched",
+    ]
+    assert "shared_index cannot be rendered" in cells[1].skipped and not cells[1].results
