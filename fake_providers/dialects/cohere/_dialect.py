@@ -195,11 +195,8 @@ class CohereV2Dialect(CohereIntegration, Dialect):
         ("delta.message.tool_calls.function.name", "str"),
         ("delta.message.tool_calls.function.arguments", "str"),
     )
-    framing = "sse"
-    media_type = "text/event-stream"
     carries = CARRIES
     lacks = LACKS
-    event_quirks = ()
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The events of the planned stream, ``message-start`` to ``[DONE]``.

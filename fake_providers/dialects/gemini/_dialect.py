@@ -303,7 +303,6 @@ class GeminiDialect(GeminiIntegration, Dialect):
     path = "/v1beta/models/{model}:streamGenerateContent"
     complete_path = "/v1beta/models/{model}:generateContent"
     completion_media_type = "application/json; charset=UTF-8"
-    framing = "sse"
     event_shape = (
         ("candidates", "list"),
         ("candidates[]", "object"),
@@ -315,7 +314,6 @@ class GeminiDialect(GeminiIntegration, Dialect):
         ("candidates[].content.parts[].functionCall.args", "object|null"),
         ("candidates[].content.parts[].functionCall.id", "str|null"),
     )
-    media_type = "text/event-stream"
     carries = CARRIES
     lacks = LACKS
     event_quirks = EVENT_QUIRKS

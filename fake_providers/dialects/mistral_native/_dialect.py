@@ -155,7 +155,6 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
 
     name = "mistral_native"
     path = "/v1/chat/completions"
-    framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
     stream_flag = True
     event_shape = (
@@ -171,7 +170,6 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
         {"escaped_text", "args_text", "optional_id", "optional_index", "index_field", "packing"}
     )
     lacks = LACKS
-    event_quirks = ()
     call_id_format = MISTRAL_CALL_ID
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

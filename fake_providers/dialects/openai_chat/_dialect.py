@@ -306,7 +306,6 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     )
     path = "/v1/chat/completions"
     stream_flag = True
-    framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
     carries = CARRIES
     event_quirks = (ChatEventQuirk,)
