@@ -30,10 +30,13 @@ from typing import Any
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
+from tooltape.fake_providers.dialects.bedrock._complete import converse_completion_deltas
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     InvalidEventStream,
     iter_eventstream,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas
 from tooltape.harness.json_text import loads
 
@@ -164,8 +167,11 @@ def parse_converse(body: bytes) -> Deltas:
     adapter fails on a payload (see the module docstring). The
     ``ConnectionError`` it raises after the last chunk when no ``messageStop``
     came, and the empty ``chunk_position="last"`` chunk langchain-core adds
-    otherwise, change no list and are left out.
+    otherwise, change no list and are left out. A non-streamed
+    ``ConverseResponse`` body gives one message of whole calls.
     """
+    if (document := json_document(body)) is not None:
+        return converse_completion_deltas(document)
     deltas: Deltas = []
     try:
         for message in iter_eventstream(body):
@@ -248,8 +254,11 @@ def parse_invoke(body: bytes) -> Deltas:
     (``content_block_stop``, ``ping``, text starts, unknown types) give nothing.
     ``message_stop`` gives one empty list (the invocation-metrics chunk) and
     ends the stream: the adapter stops reading there. The list also ends at an
-    exception message and wherever the adapter fails on a payload.
+    exception message and wherever the adapter fails on a payload. A
+    non-streamed Message body (``InvokeModel``) gives one message of whole calls.
     """
+    if (document := json_document(body)) is not None:
+        return anthropic_message_deltas(document)
     deltas: Deltas = []
     try:
         for message in iter_eventstream(body):

@@ -17,30 +17,19 @@ import re
 from random import Random
 from typing import Any, Literal
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
-from tooltape.fake_providers._event_text import (
-    CHOICES_FINISH,
-    Piece,
-    choices_pieces,
-    dig,
-    finish_named,
-)
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.openai_chat._complete import (
-    chat_completion,
-    chat_completion_deltas,
-)
+from tooltape.fake_providers._event_text import choices_finish, choices_pieces
+from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._complete import chat_completion
 from tooltape.fake_providers.dialects.openai_chat._integration import OpenAIChatIntegration
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat._parse import parse_chat
 from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream, Quirk, Stage, evidence
+from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, evidence
 
 __all__ = [
     "ChatEventQuirk",
@@ -348,40 +337,20 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
 
         return map_dicts(events, edit)
 
-    def event_pieces(self, data: Any) -> list[Piece]:
-        """``choices[0].delta``: its reasoning fields, ``content`` and ``tool_calls``."""
-        return choices_pieces(data)
-
-    def event_finish(self, data: Any) -> Finish | None:
-        """``choices[0].finish_reason`` ``length`` or ``content_filter``."""
-        return finish_named(dig(data, "choices", 0, "finish_reason"), CHOICES_FINISH)
-
-    def parse(self, body: bytes) -> Deltas:
-        """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
-
-        Use :func:`read_chat_stream` to learn whether, and how, the stream raised.
-        A non-streamed chat completion body gives one message of whole calls.
-        """
-        if (document := json_document(body)) is not None:
-            return chat_completion_deltas(document)
-        return read_chat_stream(body).deltas
+    parse = staticmethod(parse_chat)
+    event_pieces = staticmethod(choices_pieces)
+    event_finish = staticmethod(choices_finish)
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
         return json.dumps(body, indent=2, ensure_ascii=False).encode()
 
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The chat completion the API sends for ``plan`` without streaming."""
-        events = self.completion_events(plan, request)
+    def completion_body(self, events: list[ProviderEvent]) -> dict[str, Any]:
+        """The chat completion, with the usage of a stream of that many chunks."""
         return chat_completion(events, _usage(len(events)))
 
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""
-        return validate_chat_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """OpenAI's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return openai_body_error(problem)
+    validate = staticmethod(validate_chat_request)
+    body_error = staticmethod(openai_body_error)
 
 
 def _chunk_events(stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
