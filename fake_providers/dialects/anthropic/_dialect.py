@@ -73,6 +73,7 @@ from tooltape.fake_providers.dialects.anthropic._validate import (
     anthropic_body_error,
     validate_anthropic_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import (
     Finish,
     Plan,
@@ -343,14 +344,8 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     call_id_format = ANTHROPIC_CALL_ID
     event_shape = (
         ("index", "int"),
-        ("content_block", "object"),
-        ("content_block.type", "str"),
-        ("content_block.id", "str"),
-        ("content_block.name", "str"),
-        ("content_block.input", "object"),
-        ("delta", "object"),
-        ("delta.type", "str"),
-        ("delta.partial_json", "str"),
+        *fields_of("content_block", type="str", id="str", name="str", input="object"),
+        *fields_of("delta", type="str", partial_json="str"),
     )
     path = "/v1/messages"
     stream_flag = True

@@ -67,6 +67,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_converse_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import (
     Finish,
     Plan,
@@ -294,12 +295,9 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
     event_shape = (
         ("contentBlockIndex", "int"),
         ("start", "object"),
-        ("start.toolUse", "object"),
-        ("start.toolUse.name", "str"),
-        ("start.toolUse.toolUseId", "str"),
+        *fields_of("start.toolUse", name="str", toolUseId="str"),
         ("delta", "object"),
-        ("delta.toolUse", "object"),
-        ("delta.toolUse.input", "str"),
+        *fields_of("delta.toolUse", input="str"),
     )
     path = "/model/{modelId}/converse-stream"
     complete_path = "/model/{modelId}/converse"

@@ -56,6 +56,7 @@ from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import Plan, PlannedStream, TooltapeUsageError
 
 __all__ = ["CohereV2Dialect"]
@@ -183,13 +184,9 @@ class CohereV2Dialect(CohereIntegration, Dialect):
     event_shape = (
         ("type", "str"),
         ("index", "int"),
-        ("delta", "object"),
-        ("delta.message", "object"),
-        ("delta.message.tool_calls", "object|list"),
-        ("delta.message.tool_calls.id", "str"),
-        ("delta.message.tool_calls.function", "object"),
-        ("delta.message.tool_calls.function.name", "str"),
-        ("delta.message.tool_calls.function.arguments", "str"),
+        *fields_of("delta", message="object"),
+        *fields_of("delta.message.tool_calls", "object|list", id="str"),
+        *fields_of("delta.message.tool_calls.function", name="str", arguments="str"),
     )
     carries = CARRIES
     lacks = LACKS

@@ -81,6 +81,7 @@ from tooltape.fake_providers.dialects.gemini._validate import (
     gemini_body_error,
     validate_gemini_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import (
     Finish,
     Fragment,
@@ -288,6 +289,10 @@ def _call_part(header: Fragment, args: dict[str, Any] | None) -> Part:
 # --- the dialect ------------------------------------------------------------------------
 
 
+_FUNCTION_CALL = "candidates[].content.parts[].functionCall"
+"""Where a call sits in a streamed response."""
+
+
 class GeminiDialect(GeminiIntegration, Dialect):
     """Gemini ``streamGenerateContent?alt=sse``, read by ``ChatGoogleGenerativeAI``.
 
@@ -301,14 +306,10 @@ class GeminiDialect(GeminiIntegration, Dialect):
     completion_media_type = "application/json; charset=UTF-8"
     event_shape = (
         ("candidates", "list"),
-        ("candidates[]", "object"),
-        ("candidates[].content", "object"),
+        *fields_of("candidates[]", content="object"),
         ("candidates[].content.parts", "list"),
         ("candidates[].content.parts[]", "object"),
-        ("candidates[].content.parts[].functionCall", "object"),
-        ("candidates[].content.parts[].functionCall.name", "str|null"),
-        ("candidates[].content.parts[].functionCall.args", "object|null"),
-        ("candidates[].content.parts[].functionCall.id", "str|null"),
+        *fields_of(_FUNCTION_CALL, name="str|null", args="object|null", id="str|null"),
     )
     carries = CARRIES
     lacks = LACKS

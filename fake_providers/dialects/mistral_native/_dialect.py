@@ -56,6 +56,7 @@ from tooltape.fake_providers.dialects.mistral_native._validate import (
     mistral_body_error,
     validate_mistral_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import PlannedStream, TooltapeUsageError
 
 __all__ = ["LACKS", "MistralNativeDialect"]
@@ -146,11 +147,8 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
     stream_flag = True
     event_shape = (
         ("choices[].delta.tool_calls", "list|null"),
-        ("choices[].delta.tool_calls[]", "object"),
-        ("choices[].delta.tool_calls[].id", "str"),
-        ("choices[].delta.tool_calls[].function", "object"),
-        ("choices[].delta.tool_calls[].function.name", "str"),
-        ("choices[].delta.tool_calls[].function.arguments", "str"),
+        *fields_of("choices[].delta.tool_calls[]", id="str"),
+        *fields_of("choices[].delta.tool_calls[].function", name="str", arguments="str"),
         ("choices[].delta.tool_calls[].index", "int"),
     )
     carries = frozenset(

@@ -54,6 +54,7 @@ from tooltape.fake_providers.dialects.ollama._validate import (
     ollama_body_error,
     validate_ollama_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import (
     Finish,
     PlannedStream,
@@ -211,10 +212,9 @@ class OllamaDialect(OllamaIntegration, Dialect):
         ("message", "object"),
         ("message.tool_calls", "list|null"),
         ("message.tool_calls[]", "object"),
-        ("message.tool_calls[].function", "object"),
-        ("message.tool_calls[].function.name", "str"),
-        ("message.tool_calls[].function.arguments", "object|str"),
-        ("message.tool_calls[].function.index", "int"),
+        *fields_of(
+            "message.tool_calls[].function", name="str", arguments="object|str", index="int"
+        ),
     )
     media_type = "application/x-ndjson"
     completion_media_type = "application/json; charset=utf-8"

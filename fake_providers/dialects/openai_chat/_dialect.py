@@ -29,6 +29,7 @@ from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, evidence
 
 __all__ = [
@@ -275,6 +276,10 @@ def _usage(completion_tokens: int) -> dict[str, Any]:
 # --- the dialect ------------------------------------------------------------------------
 
 
+_TOOL_CALL = "choices[].delta.tool_calls[]"
+"""Where a streamed tool-call entry sits in a chunk."""
+
+
 class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
@@ -282,16 +287,10 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     call_id_format = OPENAI_CALL_ID
     event_shape = (
         ("choices", "list|null"),
-        ("choices[]", "object"),
-        ("choices[].index", "int"),
-        ("choices[].delta", "object|null"),
+        *fields_of("choices[]", index="int", delta="object|null"),
         ("choices[].delta.tool_calls", "list|null"),
-        ("choices[].delta.tool_calls[]", "object"),
-        ("choices[].delta.tool_calls[].index", "int"),
-        ("choices[].delta.tool_calls[].id", "str|null"),
-        ("choices[].delta.tool_calls[].function", "object|null"),
-        ("choices[].delta.tool_calls[].function.name", "str|null"),
-        ("choices[].delta.tool_calls[].function.arguments", "str|null"),
+        *fields_of(_TOOL_CALL, index="int", id="str|null"),
+        *fields_of(f"{_TOOL_CALL}.function", "object|null", name="str|null", arguments="str|null"),
     )
     path = "/v1/chat/completions"
     stream_flag = True

@@ -66,6 +66,7 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
+from tooltape.fake_providers.event_shapes import fields_of
 from tooltape.harness import Finish, Fragment, PlannedStream
 
 __all__ = ["OpenAIResponsesDialect"]
@@ -99,11 +100,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     event_shape = (
         ("type", "str"),
         ("output_index", "int"),
-        ("item", "object"),
-        ("item.type", "str"),
-        ("item.name", "str|null"),
-        ("item.call_id", "str|null"),
-        ("item.arguments", "str|null"),
+        *fields_of("item", type="str", name="str|null", call_id="str|null", arguments="str|null"),
         ("delta", "str"),
         ("arguments", "str"),
     )
