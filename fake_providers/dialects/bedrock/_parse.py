@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from langchain_core.messages import ToolCallChunk
@@ -174,19 +174,24 @@ def parse_converse(body: bytes) -> Deltas:
         return converse_completion_deltas(document)
     deltas: Deltas = []
     try:
-        for message in iter_eventstream(body):
-            if message.message_type in ("exception", "error"):
-                break
-            event_type = message.headers.get(":event-type")
+        for event_type, raw in _events(body):
             if event_type not in _CONVERSE_EVENTS | _CONVERSE_EXCEPTIONS:
                 continue
-            event = _set_members(_payload(message.payload))
+            event = _set_members(_payload(raw))
             if event_type in _CONVERSE_EXCEPTIONS:
                 break
             deltas.append(_guarded(_converse_message, event_type, event))
     except (_AdapterRaises, InvalidEventStream, UnicodeDecodeError):
         pass
     return deltas
+
+
+def _events(body: bytes) -> Iterator[tuple[Any, bytes]]:
+    """Each event message's ``:event-type`` and payload, up to the first exception message."""
+    for message in iter_eventstream(body):
+        if message.message_type in ("exception", "error"):
+            return
+        yield message.headers.get(":event-type"), message.payload
 
 
 def _guarded(
@@ -261,12 +266,10 @@ def parse_invoke(body: bytes) -> Deltas:
         return anthropic_message_deltas(document)
     deltas: Deltas = []
     try:
-        for message in iter_eventstream(body):
-            if message.message_type in ("exception", "error"):
-                break
-            if message.headers.get(":event-type") != "chunk":
+        for event_type, raw in _events(body):
+            if event_type != "chunk":
                 continue
-            payload = _set_members(_payload(message.payload))
+            payload = _set_members(_payload(raw))
             if payload.get("bytes") is None:
                 continue  # an empty chunk: the adapter skips it
             event = _invoke_event(payload)
