@@ -59,14 +59,10 @@ from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._expressible import (
-    require_header_fields,
-)
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._sse import encode_sse
 from tooltape.fake_providers._wire import ProviderRequest
-from tooltape.fake_providers.dialects.anthropic._complete import (
-    anthropic_message,
-)
+from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message
 from tooltape.fake_providers.dialects.anthropic._integration import AnthropicIntegration
 from tooltape.fake_providers.dialects.anthropic._parse import read_anthropic_stream
 from tooltape.fake_providers.dialects.anthropic._validate import (
@@ -74,15 +70,7 @@ from tooltape.fake_providers.dialects.anthropic._validate import (
     validate_anthropic_request,
 )
 from tooltape.fake_providers.event_shapes import fields_of
-from tooltape.harness import (
-    Finish,
-    Plan,
-    PlannedStream,
-    Quirk,
-    Stage,
-    TooltapeUsageError,
-    evidence,
-)
+from tooltape.harness import Finish, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 from tooltape.harness.json_text import compact, loads
 
 __all__ = [

@@ -50,13 +50,9 @@ from typing import Any, ClassVar, Literal
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._expressible import (
-    require_header_fields,
-)
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._wire import Wire
-from tooltape.fake_providers.dialects.bedrock._complete import (
-    converse_completion,
-)
+from tooltape.fake_providers.dialects.bedrock._complete import converse_completion
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     encode_eventstream_message,
@@ -68,14 +64,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     validate_converse_request,
 )
 from tooltape.fake_providers.event_shapes import fields_of
-from tooltape.harness import (
-    Finish,
-    Plan,
-    PlannedStream,
-    Quirk,
-    Stage,
-    evidence,
-)
+from tooltape.harness import Finish, Plan, PlannedStream, Quirk, Stage, evidence
 from tooltape.harness.json_text import compact
 
 __all__ = [

@@ -44,12 +44,8 @@ from typing import Any, Literal
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, text_piece
-from tooltape.fake_providers._expressible import (
-    require_header_fields,
-)
-from tooltape.fake_providers.dialects.cohere._complete import (
-    cohere_completion,
-)
+from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers.dialects.cohere._complete import cohere_completion
 from tooltape.fake_providers.dialects.cohere._integration import CohereIntegration
 from tooltape.fake_providers.dialects.cohere._parse import parse_cohere
 from tooltape.fake_providers.dialects.cohere._validate import (

@@ -82,13 +82,7 @@ from tooltape.fake_providers.dialects.gemini._validate import (
     validate_gemini_request,
 )
 from tooltape.fake_providers.event_shapes import fields_of
-from tooltape.harness import (
-    Finish,
-    Fragment,
-    PlannedStream,
-    Quirk,
-    TooltapeUsageError,
-)
+from tooltape.harness import Finish, Fragment, PlannedStream, Quirk, TooltapeUsageError
 from tooltape.harness.json_text import loads
 
 __all__ = ["MODEL", "GeminiDialect"]

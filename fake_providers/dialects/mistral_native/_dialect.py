@@ -48,9 +48,7 @@ from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
 from tooltape.fake_providers._event_text import choices_finish, choices_pieces
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
-from tooltape.fake_providers.dialects.mistral_native._integration import (
-    MistralNativeIntegration,
-)
+from tooltape.fake_providers.dialects.mistral_native._integration import MistralNativeIntegration
 from tooltape.fake_providers.dialects.mistral_native._parse import parse_mistral
 from tooltape.fake_providers.dialects.mistral_native._validate import (
     mistral_body_error,

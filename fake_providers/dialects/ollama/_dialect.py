@@ -55,14 +55,7 @@ from tooltape.fake_providers.dialects.ollama._validate import (
     validate_ollama_request,
 )
 from tooltape.fake_providers.event_shapes import fields_of
-from tooltape.harness import (
-    Finish,
-    PlannedStream,
-    Quirk,
-    Stage,
-    TooltapeUsageError,
-    evidence,
-)
+from tooltape.harness import Finish, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 from tooltape.harness.json_text import compact, loads
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]

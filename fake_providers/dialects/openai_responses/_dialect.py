@@ -44,9 +44,7 @@ from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_p
 from tooltape.fake_providers._wire import ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._dialect import OPENAI_CALL_ID
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
-from tooltape.fake_providers.dialects.openai_responses._complete import (
-    response_object,
-)
+from tooltape.fake_providers.dialects.openai_responses._complete import response_object
 from tooltape.fake_providers.dialects.openai_responses._integration import (
     OpenAIResponsesIntegration,
 )
