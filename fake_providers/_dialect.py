@@ -185,6 +185,13 @@ class Dialect(Integration, ABC):
         """The JSON body the provider sends for ``plan`` when the request did not stream.
 
         ``request`` (when given) supplies what the provider echoes, such as the model.
+        The body is :meth:`completion_body` of the :meth:`completion_events`.
+        """
+        return self.completion_body(self.completion_events(plan, request))
+
+    def completion_body(self, events: list[ProviderEvent]) -> dict[str, Any]:
+        """The non-streamed body accumulated from a stream's events (see :meth:`complete`).
+
         Every built-in dialect writes its provider's shape; the default refuses.
         """
         raise TooltapeUsageError(f"dialect {self.name!r} has no non-streaming body")

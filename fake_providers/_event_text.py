@@ -14,6 +14,7 @@ from tooltape.harness import Finish
 __all__ = [
     "CHOICES_FINISH",
     "Piece",
+    "choices_finish",
     "choices_pieces",
     "dig",
     "finish_named",
@@ -61,3 +62,8 @@ def finish_named(reason: Any, names: dict[str, Finish]) -> Finish | None:
 
 CHOICES_FINISH: dict[str, Finish] = {"length": "length", "content_filter": "content_filter"}
 """The OpenAI-style ``choices[0].finish_reason`` values that are not a plain stop."""
+
+
+def choices_finish(data: Any) -> Finish | None:
+    """The OpenAI-style ``choices[0].finish_reason`` ``length`` or ``content_filter``."""
+    return finish_named(dig(data, "choices", 0, "finish_reason"), CHOICES_FINISH)

@@ -16,10 +16,19 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["EventShape", "shape_problems"]
+__all__ = ["EventShape", "fields_of", "shape_problems"]
 
 EventShape = Sequence[tuple[str, str]]
 """``(path, types)`` pairs; ``types`` is ``|``-separated: object, list, str, int, null."""
+
+
+def fields_of(path: str, types: str = "object", **members: str) -> EventShape:
+    """``(path, types)``, then ``(path.name, member types)`` for each member of the object there.
+
+    ``fields_of("delta", type="str", partial_json="str")`` names the parent once.
+    """
+    return ((path, types), *((f"{path}.{name}", member) for name, member in members.items()))
+
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),

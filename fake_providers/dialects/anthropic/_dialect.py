@@ -55,35 +55,22 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._expressible import (
-    require_header_fields,
-)
+from tooltape.fake_providers._expressible import require_header_fields
 from tooltape.fake_providers._sse import encode_sse
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.anthropic._complete import (
-    anthropic_message,
-)
+from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message
 from tooltape.fake_providers.dialects.anthropic._integration import AnthropicIntegration
 from tooltape.fake_providers.dialects.anthropic._parse import read_anthropic_stream
 from tooltape.fake_providers.dialects.anthropic._validate import (
     anthropic_body_error,
     validate_anthropic_request,
 )
-from tooltape.harness import (
-    Deltas,
-    Finish,
-    Plan,
-    PlannedStream,
-    Quirk,
-    Stage,
-    TooltapeUsageError,
-    evidence,
-)
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Finish, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 from tooltape.harness.json_text import compact, loads
 
 __all__ = [
@@ -345,14 +332,8 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
     call_id_format = ANTHROPIC_CALL_ID
     event_shape = (
         ("index", "int"),
-        ("content_block", "object"),
-        ("content_block.type", "str"),
-        ("content_block.id", "str"),
-        ("content_block.name", "str"),
-        ("content_block.input", "object"),
-        ("delta", "object"),
-        ("delta.type", "str"),
-        ("delta.partial_json", "str"),
+        *fields_of("content_block", type="str", id="str", name="str", input="object"),
+        *fields_of("delta", type="str", partial_json="str"),
     )
     path = "/v1/messages"
     stream_flag = True
@@ -404,32 +385,13 @@ class AnthropicMessagesDialect(AnthropicIntegration, Dialect):
         text = compact(event.data)
         return encode_sse(text, event.event)
 
-    def event_pieces(self, data: Any) -> list[Piece]:
-        """``text_delta`` and ``thinking_delta`` blocks; a ``tool_use`` block's start."""
-        return anthropic_event_pieces(data)
-
-    def event_finish(self, data: Any) -> Finish | None:
-        """``message_delta``'s ``stop_reason`` ``max_tokens``."""
-        return anthropic_event_finish(data)
-
-    def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks of each message ``ChatAnthropic.stream`` yields from ``body``.
-
-        See :func:`~tooltape.fake_providers.dialects.anthropic._parse.read_anthropic_stream`.
-        """
-        return read_anthropic_stream(body)
+    parse = staticmethod(read_anthropic_stream)
+    event_pieces = staticmethod(anthropic_event_pieces)
+    event_finish = staticmethod(anthropic_event_finish)
 
     def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The Message the API sends for ``plan`` without streaming."""
+        """The Message the API sends for ``plan`` without streaming (unpadded events)."""
         return anthropic_message(self.completion_events(plan, request, [AnthropicNoJsonPadding()]))
 
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """Anthropic's 400 for a history with broken tool pairing, else ``None``.
-
-        See :mod:`tooltape.fake_providers.dialects.anthropic._validate` for the rules and texts.
-        """
-        return validate_anthropic_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return anthropic_body_error(problem)
+    validate = staticmethod(validate_anthropic_request)
+    body_error = staticmethod(anthropic_body_error)

@@ -47,18 +47,12 @@ from collections.abc import Mapping, Sequence
 from random import Random
 from typing import Any, ClassVar, Literal
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._expressible import (
-    require_header_fields,
-)
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
-from tooltape.fake_providers.dialects.bedrock._complete import (
-    converse_completion,
-    converse_completion_deltas,
-)
+from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers._wire import Wire
+from tooltape.fake_providers.dialects.bedrock._complete import converse_completion
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     EVENTSTREAM_MEDIA_TYPE,
     encode_eventstream_message,
@@ -69,16 +63,8 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_converse_request,
 )
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import (
-    Deltas,
-    Finish,
-    Plan,
-    PlannedStream,
-    Quirk,
-    Stage,
-    evidence,
-)
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Finish, Plan, PlannedStream, Quirk, Stage, evidence
 from tooltape.harness.json_text import compact
 
 __all__ = [
@@ -298,12 +284,9 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
     event_shape = (
         ("contentBlockIndex", "int"),
         ("start", "object"),
-        ("start.toolUse", "object"),
-        ("start.toolUse.name", "str"),
-        ("start.toolUse.toolUseId", "str"),
+        *fields_of("start.toolUse", name="str", toolUseId="str"),
         ("delta", "object"),
-        ("delta.toolUse", "object"),
-        ("delta.toolUse.input", "str"),
+        *fields_of("delta.toolUse", input="str"),
     )
     path = "/model/{modelId}/converse-stream"
     complete_path = "/model/{modelId}/converse"
@@ -330,26 +313,7 @@ class BedrockConverseDialect(BedrockConverseIntegration, BedrockDialect):
         reason = dig(data, "stopReason") or dig(data, "messageStop", "stopReason")
         return finish_named(reason, {"max_tokens": "length"})
 
-    def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks ``ChatBedrockConverse.stream`` yields (see ``parse_converse``).
-
-        A non-streamed ``ConverseResponse`` body gives one message of whole calls.
-        """
-        if (document := json_document(body)) is not None:
-            return converse_completion_deltas(document)
-        return parse_converse(body)
-
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The ``ConverseResponse`` Bedrock sends for ``plan`` (``Converse``)."""
-        return converse_completion(self.completion_events(plan, request))
-
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """Bedrock's 400 for a Converse history with broken tool pairing, else ``None``.
-
-        See :mod:`tooltape.fake_providers.dialects.bedrock._validate` for the rules and texts.
-        """
-        return validate_converse_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return bedrock_body_error(problem)
+    parse = staticmethod(parse_converse)
+    completion_body = staticmethod(converse_completion)
+    validate = staticmethod(validate_converse_request)
+    body_error = staticmethod(bedrock_body_error)

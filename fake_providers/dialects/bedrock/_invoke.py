@@ -36,8 +36,7 @@ from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig
 from tooltape.fake_providers._expressible import require_header_fields
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
+from tooltape.fake_providers._wire import ProviderError
 from tooltape.fake_providers.dialects.anthropic._dialect import (
     AnthropicInputOnBlockStart,
     AnthropicMessagesDialect,
@@ -59,8 +58,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     bedrock_body_error,
     validate_invoke_request,
 )
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import Deltas, Finish, Plan, PlannedStream
+from tooltape.harness import Finish, PlannedStream
 from tooltape.harness.json_text import compact
 
 __all__ = ["INVOKE_MODEL", "BedrockInvokeDialect"]
@@ -167,26 +165,10 @@ class BedrockInvokeDialect(BedrockInvokeIntegration, BedrockDialect):
         """The carried Anthropic event's ``stop_reason`` ``max_tokens``."""
         return anthropic_event_finish(_carried(data))
 
-    def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks ``ChatBedrock.stream`` yields (see ``parse_invoke``).
-
-        A non-streamed Message body (``InvokeModel``) gives one message of whole calls.
-        """
-        if (document := json_document(body)) is not None:
-            return anthropic_message_deltas(document)
-        return parse_invoke(body)
-
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The Anthropic Message Bedrock's ``InvokeModel`` returns for ``plan``."""
-        return invoke_completion(self.completion_events(plan, request))
-
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """Claude's 400 for an Anthropic history with broken tool pairing, else ``None``.
-
-        See :mod:`tooltape.fake_providers.dialects.bedrock._validate` for the texts.
-        """
-        return validate_invoke_request(request)
+    parse = staticmethod(parse_invoke)
+    completion_body = staticmethod(invoke_completion)
+    validate = staticmethod(validate_invoke_request)
 
     def body_error(self, problem: BodyProblem) -> ProviderError:
-        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
+        """Bedrock's answer to a body it cannot bind, in the invoke endpoint's form."""
         return bedrock_body_error(problem, invoke=True)

@@ -24,16 +24,19 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
+from tooltape.fake_providers.dialects.anthropic._complete import anthropic_message_deltas
+from tooltape.fake_providers.dialects.bedrock._complete import converse_completion_deltas
 from tooltape.fake_providers.dialects.bedrock._eventstream import (
     InvalidEventStream,
     iter_eventstream,
 )
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas
 from tooltape.harness.json_text import loads
 
@@ -164,23 +167,31 @@ def parse_converse(body: bytes) -> Deltas:
     adapter fails on a payload (see the module docstring). The
     ``ConnectionError`` it raises after the last chunk when no ``messageStop``
     came, and the empty ``chunk_position="last"`` chunk langchain-core adds
-    otherwise, change no list and are left out.
+    otherwise, change no list and are left out. A non-streamed
+    ``ConverseResponse`` body gives one message of whole calls.
     """
+    if (document := json_document(body)) is not None:
+        return converse_completion_deltas(document)
     deltas: Deltas = []
     try:
-        for message in iter_eventstream(body):
-            if message.message_type in ("exception", "error"):
-                break
-            event_type = message.headers.get(":event-type")
+        for event_type, raw in _events(body):
             if event_type not in _CONVERSE_EVENTS | _CONVERSE_EXCEPTIONS:
                 continue
-            event = _set_members(_payload(message.payload))
+            event = _set_members(_payload(raw))
             if event_type in _CONVERSE_EXCEPTIONS:
                 break
             deltas.append(_guarded(_converse_message, event_type, event))
     except (_AdapterRaises, InvalidEventStream, UnicodeDecodeError):
         pass
     return deltas
+
+
+def _events(body: bytes) -> Iterator[tuple[Any, bytes]]:
+    """Each event message's ``:event-type`` and payload, up to the first exception message."""
+    for message in iter_eventstream(body):
+        if message.message_type in ("exception", "error"):
+            return
+        yield message.headers.get(":event-type"), message.payload
 
 
 def _guarded(
@@ -248,16 +259,17 @@ def parse_invoke(body: bytes) -> Deltas:
     (``content_block_stop``, ``ping``, text starts, unknown types) give nothing.
     ``message_stop`` gives one empty list (the invocation-metrics chunk) and
     ends the stream: the adapter stops reading there. The list also ends at an
-    exception message and wherever the adapter fails on a payload.
+    exception message and wherever the adapter fails on a payload. A
+    non-streamed Message body (``InvokeModel``) gives one message of whole calls.
     """
+    if (document := json_document(body)) is not None:
+        return anthropic_message_deltas(document)
     deltas: Deltas = []
     try:
-        for message in iter_eventstream(body):
-            if message.message_type in ("exception", "error"):
-                break
-            if message.headers.get(":event-type") != "chunk":
+        for event_type, raw in _events(body):
+            if event_type != "chunk":
                 continue
-            payload = _set_members(_payload(message.payload))
+            payload = _set_members(_payload(raw))
             if payload.get("bytes") is None:
                 continue  # an empty chunk: the adapter skips it
             event = _invoke_event(payload)

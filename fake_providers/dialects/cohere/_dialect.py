@@ -41,26 +41,19 @@ import uuid
 from random import Random
 from typing import Any, Literal
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, text_piece
-from tooltape.fake_providers._expressible import (
-    require_header_fields,
-)
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.cohere._complete import (
-    cohere_completion,
-    cohere_completion_deltas,
-)
+from tooltape.fake_providers._expressible import require_header_fields
+from tooltape.fake_providers.dialects.cohere._complete import cohere_completion
 from tooltape.fake_providers.dialects.cohere._integration import CohereIntegration
-from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
+from tooltape.fake_providers.dialects.cohere._parse import parse_cohere
 from tooltape.fake_providers.dialects.cohere._validate import (
     cohere_body_error,
     validate_cohere_request,
 )
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import Deltas, Plan, PlannedStream, TooltapeUsageError
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Plan, PlannedStream, TooltapeUsageError
 
 __all__ = ["CohereV2Dialect"]
 
@@ -187,19 +180,12 @@ class CohereV2Dialect(CohereIntegration, Dialect):
     event_shape = (
         ("type", "str"),
         ("index", "int"),
-        ("delta", "object"),
-        ("delta.message", "object"),
-        ("delta.message.tool_calls", "object|list"),
-        ("delta.message.tool_calls.id", "str"),
-        ("delta.message.tool_calls.function", "object"),
-        ("delta.message.tool_calls.function.name", "str"),
-        ("delta.message.tool_calls.function.arguments", "str"),
+        *fields_of("delta", message="object"),
+        *fields_of("delta.message.tool_calls", "object|list", id="str"),
+        *fields_of("delta.message.tool_calls.function", name="str", arguments="str"),
     )
-    framing = "sse"
-    media_type = "text/event-stream"
     carries = CARRIES
     lacks = LACKS
-    event_quirks = ()
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
         """The events of the planned stream, ``message-start`` to ``[DONE]``.
@@ -220,26 +206,7 @@ class CohereV2Dialect(CohereIntegration, Dialect):
             return text_piece("text", dig(data, "delta", "message", "tool_plan"))
         return [("tool", "")] if kind.startswith("tool-call") else []
 
-    def parse(self, body: bytes) -> Deltas:
-        """The deltas ``ChatCohere.stream()`` yields from ``body`` (up to any exception).
-
-        Its tool chunks carry deterministic stand-ins for the random ids the adapter
-        mints per fragment; ``read_cohere_stream(body, mode="astream")`` gives what
-        ``.astream()`` yields instead, and whether either raised. A non-streamed
-        ``ChatResponse`` body gives one message of whole calls.
-        """
-        if (document := json_document(body)) is not None:
-            return cohere_completion_deltas(document)
-        return read_cohere_stream(body).deltas
-
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The ``ChatResponse`` Cohere sends for ``plan`` without streaming."""
-        return cohere_completion(self.completion_events(plan, request))
-
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """Cohere's 400 for calls left without results, else ``None``."""
-        return validate_cohere_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return cohere_body_error(problem)
+    parse = staticmethod(parse_cohere)
+    completion_body = staticmethod(cohere_completion)
+    validate = staticmethod(validate_cohere_request)
+    body_error = staticmethod(cohere_body_error)

@@ -41,10 +41,12 @@ from langchain_core.messages.tool import tool_call_chunk
 from tooltape.fake_providers._sse import sdk_line_events
 from tooltape.fake_providers._stand_in_ids import StandInUuids
 from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
+from tooltape.fake_providers.dialects.cohere._complete import cohere_completion_deltas
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Delta, Deltas
 from tooltape.harness.json_text import loads
 
-__all__ = ["read_cohere_stream"]
+__all__ = ["parse_cohere", "read_cohere_stream"]
 
 _TOOL_EVENTS = ("tool-call-start", "tool-call-delta", "tool-plan-delta", "tool-call-end")
 _KNOWN_TYPES = {"message-start", "content-start", "content-delta", "content-end", "message-end"}
@@ -58,6 +60,19 @@ _TEMPLATE: dict[str, Any] = {
 
 class _Unbound(Exception):
     """Stands for the ``UnboundLocalError`` ChatCohere raises at a premature ``tool-call-end``."""
+
+
+def parse_cohere(body: bytes) -> Deltas:
+    """The deltas ``ChatCohere.stream()`` yields from ``body`` (up to any exception).
+
+    Its tool chunks carry deterministic stand-ins for the random ids the adapter
+    mints per fragment; ``read_cohere_stream(body, mode="astream")`` gives what
+    ``.astream()`` yields instead, and whether either raised. A non-streamed
+    ``ChatResponse`` body gives one message of whole calls.
+    """
+    if (document := json_document(body)) is not None:
+        return cohere_completion_deltas(document)
+    return read_cohere_stream(body).deltas
 
 
 def read_cohere_stream(

@@ -88,8 +88,7 @@ def _orphan_result(messages: list[Any]) -> str | None:
 
 
 def _bad_schema(tools: Any) -> str | None:
-    found = function_schema_problem(tools)
-    if found is None:
+    if (found := function_schema_problem(tools)) is None:
         return None
     n, _, problem = found
     return f"invalid request: tools[{n}].function.parameters is not a JSON schema: {problem}"

@@ -54,16 +54,15 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import url_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._sse_quirks import LineEndings
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
+from tooltape.fake_providers._wire import ProviderRequest, Wire
 from tooltape.fake_providers.dialects.gemini._complete import gemini_completion
 from tooltape.fake_providers.dialects.gemini._integration import GeminiIntegration
-from tooltape.fake_providers.dialects.gemini._parse import read_gemini_json, read_gemini_stream
+from tooltape.fake_providers.dialects.gemini._parse import parse_gemini
 from tooltape.fake_providers.dialects.gemini._quirks import (
     CARRIES,
     EVENT_QUIRKS,
@@ -82,16 +81,8 @@ from tooltape.fake_providers.dialects.gemini._validate import (
     gemini_body_error,
     validate_gemini_request,
 )
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import (
-    Deltas,
-    Finish,
-    Fragment,
-    Plan,
-    PlannedStream,
-    Quirk,
-    TooltapeUsageError,
-)
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Finish, Fragment, PlannedStream, Quirk, TooltapeUsageError
 from tooltape.harness.json_text import loads
 
 __all__ = ["MODEL", "GeminiDialect"]
@@ -292,6 +283,10 @@ def _call_part(header: Fragment, args: dict[str, Any] | None) -> Part:
 # --- the dialect ------------------------------------------------------------------------
 
 
+_FUNCTION_CALL = "candidates[].content.parts[].functionCall"
+"""Where a call sits in a streamed response."""
+
+
 class GeminiDialect(GeminiIntegration, Dialect):
     """Gemini ``streamGenerateContent?alt=sse``, read by ``ChatGoogleGenerativeAI``.
 
@@ -303,19 +298,13 @@ class GeminiDialect(GeminiIntegration, Dialect):
     path = "/v1beta/models/{model}:streamGenerateContent"
     complete_path = "/v1beta/models/{model}:generateContent"
     completion_media_type = "application/json; charset=UTF-8"
-    framing = "sse"
     event_shape = (
         ("candidates", "list"),
-        ("candidates[]", "object"),
-        ("candidates[].content", "object"),
+        *fields_of("candidates[]", content="object"),
         ("candidates[].content.parts", "list"),
         ("candidates[].content.parts[]", "object"),
-        ("candidates[].content.parts[].functionCall", "object"),
-        ("candidates[].content.parts[].functionCall.name", "str|null"),
-        ("candidates[].content.parts[].functionCall.args", "object|null"),
-        ("candidates[].content.parts[].functionCall.id", "str|null"),
+        *fields_of(_FUNCTION_CALL, name="str|null", args="object|null", id="str|null"),
     )
-    media_type = "text/event-stream"
     carries = CARRIES
     lacks = LACKS
     event_quirks = EVENT_QUIRKS
@@ -369,31 +358,12 @@ class GeminiDialect(GeminiIntegration, Dialect):
         reason = dig(data, "candidates", 0, "finishReason")
         return finish_named(reason, {"MAX_TOKENS": "length", "SAFETY": "content_filter"})
 
-    def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks of each message ``ChatGoogleGenerativeAI.stream`` yields.
-
-        Ids the adapter generates (calls without one on the wire) are replaced by
-        deterministic stand-ins; :func:`~.read_gemini_stream`
-        lists them and says whether, and how, the stream raised. A body
-        recorded without ``alt=sse`` (a JSON array of responses) and the
-        ``:generateContent`` answer (one response) are read too.
-        """
-        if (document := json_document(body)) is not None:
-            return read_gemini_json(document, body).deltas
-        return read_gemini_stream(body).deltas
-
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The ``GenerateContentResponse`` of ``:generateContent`` for ``plan``."""
-        return gemini_completion(self.completion_events(plan, request))
+    parse = staticmethod(parse_gemini)
+    completion_body = staticmethod(gemini_completion)
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """Pretty-printed with a two-space indent, as Google's front end writes JSON."""
         return json.dumps(body, indent=2, ensure_ascii=False).encode()
 
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """Gemini's 400 for a broken function call / response history, else ``None``."""
-        return validate_gemini_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return gemini_body_error(problem)
+    validate = staticmethod(validate_gemini_request)
+    body_error = staticmethod(gemini_body_error)

@@ -47,10 +47,17 @@ from typing import Any
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._stream_reading import StreamReading
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Deltas
 from tooltape.harness.json_text import loads
 
-__all__ = ["GeminiStreamReading", "generated_id", "read_gemini_json", "read_gemini_stream"]
+__all__ = [
+    "GeminiStreamReading",
+    "generated_id",
+    "parse_gemini",
+    "read_gemini_json",
+    "read_gemini_stream",
+]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _MERGEABLE_BLOCKS = frozenset({"text", "thinking"})
@@ -85,6 +92,20 @@ def generated_id(body: bytes, position: int) -> str:
 
 class _ApiError(Exception):
     """Stands for the SDK's ``ClientError`` / ``ServerError`` / ``APIError``."""
+
+
+def parse_gemini(body: bytes) -> Deltas:
+    """The tool-call chunks of each message ``ChatGoogleGenerativeAI.stream`` yields.
+
+    Ids the adapter generates (calls without one on the wire) are replaced by
+    deterministic stand-ins; :func:`read_gemini_stream` lists them and says
+    whether, and how, the stream raised. A body recorded without ``alt=sse`` (a
+    JSON array of responses) and the ``:generateContent`` answer (one response)
+    are read too (:func:`read_gemini_json`).
+    """
+    if (document := json_document(body)) is not None:
+        return read_gemini_json(document, body).deltas
+    return read_gemini_stream(body).deltas
 
 
 def read_gemini_stream(body: bytes) -> GeminiStreamReading:

@@ -43,34 +43,19 @@ import re
 from random import Random
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
-from tooltape.fake_providers._event_text import (
-    CHOICES_FINISH,
-    Piece,
-    choices_pieces,
-    dig,
-    finish_named,
-)
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers._event_text import choices_finish, choices_pieces
 from tooltape.fake_providers.dialects.mistral_native._complete import mistral_completion
-from tooltape.fake_providers.dialects.mistral_native._integration import (
-    MistralNativeIntegration,
-)
-from tooltape.fake_providers.dialects.mistral_native._parse import read_mistral_stream
+from tooltape.fake_providers.dialects.mistral_native._integration import MistralNativeIntegration
+from tooltape.fake_providers.dialects.mistral_native._parse import parse_mistral
 from tooltape.fake_providers.dialects.mistral_native._validate import (
     mistral_body_error,
     validate_mistral_request,
 )
-from tooltape.harness import (
-    Deltas,
-    Finish,
-    Plan,
-    PlannedStream,
-    TooltapeUsageError,
-)
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import PlannedStream, TooltapeUsageError
 
 __all__ = ["LACKS", "MistralNativeDialect"]
 
@@ -150,28 +135,24 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
     """Mistral's native chat completions stream; the reference adapter is ``ChatMistralAI``.
 
     ``stream_flag`` is True: Mistral streams only when the body says ``"stream":
-    true``; otherwise :meth:`complete` gives the one JSON answer.
+    true``; otherwise :meth:`complete` gives the one JSON answer. The request's
+    ``model`` is echoed in every chunk.
     """
 
     name = "mistral_native"
     path = "/v1/chat/completions"
-    framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
     stream_flag = True
     event_shape = (
         ("choices[].delta.tool_calls", "list|null"),
-        ("choices[].delta.tool_calls[]", "object"),
-        ("choices[].delta.tool_calls[].id", "str"),
-        ("choices[].delta.tool_calls[].function", "object"),
-        ("choices[].delta.tool_calls[].function.name", "str"),
-        ("choices[].delta.tool_calls[].function.arguments", "str"),
+        *fields_of("choices[].delta.tool_calls[]", id="str"),
+        *fields_of("choices[].delta.tool_calls[].function", name="str", arguments="str"),
         ("choices[].delta.tool_calls[].index", "int"),
     )
     carries = frozenset(
         {"escaped_text", "args_text", "optional_id", "optional_index", "index_field", "packing"}
     )
     lacks = LACKS
-    event_quirks = ()
     call_id_format = MISTRAL_CALL_ID
 
     def build_events(self, stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:
@@ -201,35 +182,10 @@ class MistralNativeDialect(MistralNativeIntegration, Dialect):
         usage = {"prompt_tokens": 96, "total_tokens": 96 + output, "completion_tokens": output}
         return chunks.events(_FINISH[stream.finish], usage)
 
-    def event_pieces(self, data: Any) -> list[Piece]:
-        """``choices[0].delta`` as in Chat Completions: ``content`` and ``tool_calls``."""
-        return choices_pieces(data)
-
-    def event_finish(self, data: Any) -> Finish | None:
-        """``choices[0].finish_reason`` ``length`` (or ``content_filter``)."""
-        return finish_named(dig(data, "choices", 0, "finish_reason"), CHOICES_FINISH)
-
-    def parse(self, body: bytes) -> Deltas:
-        """The deltas ``ChatMistralAI.stream()`` yields from ``body`` (up to any exception).
-
-        Ids ChatMistralAI mints (``uuid4().hex``, for entries with neither id nor a
-        truthy index) are deterministic stand-ins here; use :func:`read_mistral_stream`
-        to learn whether, and how, the stream raised.
-        """
-        return read_mistral_stream(body).deltas
-
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The one JSON object Mistral answers for ``plan`` with ``"stream": false``."""
-        return mistral_completion(self.completion_events(plan, request))
-
-    def echo(self, events: list[ProviderEvent], request: ProviderRequest) -> list[ProviderEvent]:
-        """Every chunk names the request's ``model``, as Mistral does."""
-        return echo_model(events, request)
-
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """``None`` unless Mistral would reject the body (see the ``_validate`` module)."""
-        return validate_mistral_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """Mistral's answer to a body it cannot bind (see the ``_validate`` module)."""
-        return mistral_body_error(problem)
+    parse = staticmethod(parse_mistral)
+    event_pieces = staticmethod(choices_pieces)
+    event_finish = staticmethod(choices_finish)
+    completion_body = staticmethod(mistral_completion)
+    echo = staticmethod(echo_model)
+    validate = staticmethod(validate_mistral_request)
+    body_error = staticmethod(mistral_body_error)

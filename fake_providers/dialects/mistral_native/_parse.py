@@ -32,7 +32,17 @@ from tooltape.fake_providers.non_streaming import call_deltas, json_document
 from tooltape.harness import Delta, Deltas
 from tooltape.harness.json_text import loads
 
-__all__ = ["read_mistral_stream"]
+__all__ = ["parse_mistral", "read_mistral_stream"]
+
+
+def parse_mistral(body: bytes) -> Deltas:
+    """The deltas ``ChatMistralAI.stream()`` yields from ``body`` (up to any exception).
+
+    Ids ChatMistralAI mints (``uuid4().hex``, for entries with neither id nor a
+    truthy index) are deterministic stand-ins here; use :func:`read_mistral_stream`
+    to learn whether, and how, the stream raised.
+    """
+    return read_mistral_stream(body).deltas
 
 
 def read_mistral_stream(body: bytes) -> StreamReading:

@@ -133,8 +133,7 @@ def _unknown_choice(body: dict[str, Any]) -> str | None:
 
 
 def _bad_schema(tools: Any) -> str | None:
-    found = function_schema_problem(tools)
-    if found is None:
+    if (found := function_schema_problem(tools)) is None:
         return None
     _, name, problem = found
     return f"Invalid tool schema for function {name!r}: {problem}"

@@ -42,29 +42,20 @@ from datetime import UTC, datetime, timedelta
 from random import Random
 from typing import Any, Literal
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import LOWER_ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import echo_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers._wire import ProviderRequest
 from tooltape.fake_providers.dialects.ollama._complete import ollama_completion
 from tooltape.fake_providers.dialects.ollama._integration import OllamaIntegration
-from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
+from tooltape.fake_providers.dialects.ollama._parse import parse_ollama
 from tooltape.fake_providers.dialects.ollama._validate import (
     ollama_body_error,
     validate_ollama_request,
 )
-from tooltape.harness import (
-    Deltas,
-    Finish,
-    Plan,
-    PlannedStream,
-    Quirk,
-    Stage,
-    TooltapeUsageError,
-    evidence,
-)
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Finish, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
 from tooltape.harness.json_text import compact, loads
 
 __all__ = ["OllamaDialect", "OllamaReemittedCalls", "go_json"]
@@ -214,10 +205,9 @@ class OllamaDialect(OllamaIntegration, Dialect):
         ("message", "object"),
         ("message.tool_calls", "list|null"),
         ("message.tool_calls[]", "object"),
-        ("message.tool_calls[].function", "object"),
-        ("message.tool_calls[].function.name", "str"),
-        ("message.tool_calls[].function.arguments", "object|str"),
-        ("message.tool_calls[].function.index", "int"),
+        *fields_of(
+            "message.tool_calls[].function", name="str", arguments="object|str", index="int"
+        ),
     )
     media_type = "application/x-ndjson"
     completion_media_type = "application/json; charset=utf-8"
@@ -273,23 +263,7 @@ class OllamaDialect(OllamaIntegration, Dialect):
         """``done_reason`` ``length``."""
         return finish_named(dig(data, "done_reason"), {"length": "length"})
 
-    def parse(self, body: bytes) -> Deltas:
-        """The deltas ``ChatOllama.stream()`` yields from ``body`` (up to any exception).
-
-        Ids are deterministic stand-ins for ChatOllama's random ``uuid4()``; use
-        :func:`read_ollama_stream` to learn whether, and how, the stream raised.
-        A non-streamed answer is one line of the same shape, read alike.
-        """
-        return read_ollama_stream(body).deltas
-
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The one JSON object Ollama answers for ``plan`` with ``"stream": false``."""
-        return ollama_completion(self.completion_events(plan, request))
-
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """``None`` unless the body is malformed or asks for no stream (see the module doc)."""
-        return validate_ollama_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """This provider's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return ollama_body_error(problem)
+    parse = staticmethod(parse_ollama)
+    completion_body = staticmethod(ollama_completion)
+    validate = staticmethod(validate_ollama_request)
+    body_error = staticmethod(ollama_body_error)

@@ -28,7 +28,7 @@ from tooltape.fake_providers._stream_reading import StreamReading, ended, raised
 from tooltape.harness import Delta, Deltas
 from tooltape.harness.json_text import loads
 
-__all__ = ["read_ollama_stream"]
+__all__ = ["parse_ollama", "read_ollama_stream"]
 
 
 class _ResponseError(Exception):
@@ -37,6 +37,16 @@ class _ResponseError(Exception):
 
 class _ValidationError(ValueError):
     """Stands for pydantic's ``ValidationError`` of ollama's ``ChatResponse``."""
+
+
+def parse_ollama(body: bytes) -> Deltas:
+    """The deltas ``ChatOllama.stream()`` yields from ``body`` (up to any exception).
+
+    Ids are deterministic stand-ins for ChatOllama's random ``uuid4()``; use
+    :func:`read_ollama_stream` to learn whether, and how, the stream raised.
+    A non-streamed answer is one line of the same shape, read alike.
+    """
+    return read_ollama_stream(body).deltas
 
 
 def read_ollama_stream(body: bytes) -> StreamReading:

@@ -17,30 +17,20 @@ import re
 from random import Random
 from typing import Any, Literal
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
-from tooltape.fake_providers._event_text import (
-    CHOICES_FINISH,
-    Piece,
-    choices_pieces,
-    dig,
-    finish_named,
-)
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
-from tooltape.fake_providers.dialects.openai_chat._complete import (
-    chat_completion,
-    chat_completion_deltas,
-)
+from tooltape.fake_providers._event_text import choices_finish, choices_pieces
+from tooltape.fake_providers._wire import ProviderRequest
+from tooltape.fake_providers.dialects.openai_chat._complete import chat_completion
 from tooltape.fake_providers.dialects.openai_chat._integration import OpenAIChatIntegration
-from tooltape.fake_providers.dialects.openai_chat._parse import read_chat_stream
+from tooltape.fake_providers.dialects.openai_chat._parse import parse_chat
 from tooltape.fake_providers.dialects.openai_chat._validate import (
     openai_body_error,
     validate_chat_request,
 )
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream, Quirk, Stage, evidence
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Fragment, PlannedStream, Quirk, Stage, evidence
 
 __all__ = [
     "ChatEventQuirk",
@@ -286,6 +276,10 @@ def _usage(completion_tokens: int) -> dict[str, Any]:
 # --- the dialect ------------------------------------------------------------------------
 
 
+_TOOL_CALL = "choices[].delta.tool_calls[]"
+"""Where a streamed tool-call entry sits in a chunk."""
+
+
 class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     """OpenAI Chat Completions streaming; the reference adapter is ``ChatOpenAI``."""
 
@@ -293,20 +287,13 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
     call_id_format = OPENAI_CALL_ID
     event_shape = (
         ("choices", "list|null"),
-        ("choices[]", "object"),
-        ("choices[].index", "int"),
-        ("choices[].delta", "object|null"),
+        *fields_of("choices[]", index="int", delta="object|null"),
         ("choices[].delta.tool_calls", "list|null"),
-        ("choices[].delta.tool_calls[]", "object"),
-        ("choices[].delta.tool_calls[].index", "int"),
-        ("choices[].delta.tool_calls[].id", "str|null"),
-        ("choices[].delta.tool_calls[].function", "object|null"),
-        ("choices[].delta.tool_calls[].function.name", "str|null"),
-        ("choices[].delta.tool_calls[].function.arguments", "str|null"),
+        *fields_of(_TOOL_CALL, index="int", id="str|null"),
+        *fields_of(f"{_TOOL_CALL}.function", "object|null", name="str|null", arguments="str|null"),
     )
     path = "/v1/chat/completions"
     stream_flag = True
-    framing = "sse"
     media_type = "text/event-stream; charset=utf-8"
     carries = CARRIES
     event_quirks = (ChatEventQuirk,)
@@ -349,40 +336,20 @@ class OpenAIChatDialect(OpenAIChatIntegration, Dialect):
 
         return map_dicts(events, edit)
 
-    def event_pieces(self, data: Any) -> list[Piece]:
-        """``choices[0].delta``: its reasoning fields, ``content`` and ``tool_calls``."""
-        return choices_pieces(data)
-
-    def event_finish(self, data: Any) -> Finish | None:
-        """``choices[0].finish_reason`` ``length`` or ``content_filter``."""
-        return finish_named(dig(data, "choices", 0, "finish_reason"), CHOICES_FINISH)
-
-    def parse(self, body: bytes) -> Deltas:
-        """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
-
-        Use :func:`read_chat_stream` to learn whether, and how, the stream raised.
-        A non-streamed chat completion body gives one message of whole calls.
-        """
-        if (document := json_document(body)) is not None:
-            return chat_completion_deltas(document)
-        return read_chat_stream(body).deltas
+    parse = staticmethod(parse_chat)
+    event_pieces = staticmethod(choices_pieces)
+    event_finish = staticmethod(choices_finish)
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
         return json.dumps(body, indent=2, ensure_ascii=False).encode()
 
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The chat completion the API sends for ``plan`` without streaming."""
-        events = self.completion_events(plan, request)
+    def completion_body(self, events: list[ProviderEvent]) -> dict[str, Any]:
+        """The chat completion, with the usage of a stream of that many chunks."""
         return chat_completion(events, _usage(len(events)))
 
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """OpenAI's 400 for a broken tool-call history, or ``None`` when it is accepted."""
-        return validate_chat_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """OpenAI's answer to a body it cannot bind (see its ``_validate`` module)."""
-        return openai_body_error(problem)
+    validate = staticmethod(validate_chat_request)
+    body_error = staticmethod(openai_body_error)
 
 
 def _chunk_events(stream: PlannedStream, quirks: EventQuirks) -> list[ProviderEvent]:

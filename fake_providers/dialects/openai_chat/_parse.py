@@ -26,15 +26,28 @@ from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._sse import openai_sdk_events
 from tooltape.fake_providers._stream_reading import StreamReading, raised
+from tooltape.fake_providers.dialects.openai_chat._complete import chat_completion_deltas
+from tooltape.fake_providers.non_streaming import json_document
 from tooltape.harness import Delta, Deltas
 from tooltape.harness.chunk_validation import stored_chunks
 from tooltape.harness.json_text import loads
 
-__all__ = ["read_chat_stream"]
+__all__ = ["parse_chat", "read_chat_stream"]
 
 
 class _StreamAPIError(Exception):
     """Stands for ``openai.APIError``, raised by the SDK on an ``error`` object."""
+
+
+def parse_chat(body: bytes) -> Deltas:
+    """The deltas ``ChatOpenAI.stream()`` yields from ``body`` (up to any exception).
+
+    Use :func:`read_chat_stream` to learn whether, and how, the stream raised.
+    A non-streamed chat completion body gives one message of whole calls.
+    """
+    if (document := json_document(body)) is not None:
+        return chat_completion_deltas(document)
+    return read_chat_stream(body).deltas
 
 
 def read_chat_stream(body: bytes) -> StreamReading:

@@ -22,6 +22,7 @@ from tooltape.fake_providers.dialects.openai_chat._dialect import ChatEventQuirk
 from tooltape.fake_providers.dialects.openai_compatible._events import (
     chunk_at,
     chunk_positions,
+    chunks_of,
     delta_of,
     entries_of,
     insert_after,
@@ -54,7 +55,7 @@ _COSMETIC = ("deepseek", "mistral", "ollama", "xai", "vllm")
 
 
 def _all_entries(events: _Events) -> list[dict[str, Any]]:
-    return [e for p in chunk_positions(events) for e in entries_of(chunk_at(events, p))]
+    return [entry for chunk in chunks_of(events) for entry in entries_of(chunk)]
 
 
 @evidence(

@@ -21,6 +21,7 @@ __all__ = [
     "choice_of",
     "chunk_at",
     "chunk_positions",
+    "chunks_of",
     "delta_of",
     "entries_of",
     "first_position",
@@ -47,6 +48,11 @@ def chunk_at(events: list[ProviderEvent], position: int) -> dict[str, Any]:
     data = events[position].data
     assert isinstance(data, dict)
     return data
+
+
+def chunks_of(events: list[ProviderEvent]) -> Iterator[dict[str, Any]]:
+    """The chunk payloads in order, to read or edit in place (see :func:`chunk_positions`)."""
+    return (chunk_at(events, position) for position in chunk_positions(events))
 
 
 def choice_of(chunk: dict[str, Any]) -> dict[str, Any] | None:
@@ -82,8 +88,7 @@ def is_usage_chunk(chunk: dict[str, Any]) -> bool:
 def first_position(events: list[ProviderEvent], *, finish: bool = False) -> int | None:
     """Position of the first chunk (``finish=True``: the first finish chunk), if any."""
     for position in chunk_positions(events):
-        chunk = events[position].data
-        assert isinstance(chunk, dict)
+        chunk = chunk_at(events, position)
         if not finish or is_finish_chunk(chunk):
             return position
     return None
@@ -97,8 +102,7 @@ def usage_position(events: list[ProviderEvent]) -> int | None:
     """
     finish = first_position(events, finish=True)
     for position in chunk_positions(events):
-        chunk = events[position].data
-        assert isinstance(chunk, dict)
+        chunk = chunk_at(events, position)
         after_finish = finish is None or position > finish
         if after_finish and chunk.get("usage") and not is_finish_chunk(chunk):
             return position

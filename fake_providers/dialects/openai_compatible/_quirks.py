@@ -20,6 +20,7 @@ from tooltape.fake_providers.dialects.openai_compatible._events import (
     choice_of,
     chunk_at,
     chunk_positions,
+    chunks_of,
     delta_of,
     entries_of,
     first_position,
@@ -88,8 +89,8 @@ class _DropChunkKey(ChatEventQuirk, priority=70):
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Drop the key from every chunk."""
-        for position in chunk_positions(events):
-            chunk_at(events, position).pop(self.key, None)
+        for chunk in chunks_of(events):
+            chunk.pop(self.key, None)
         return events
 
 
@@ -173,8 +174,8 @@ class ContentWithToolCalls(ChatEventQuirk, kind="content_with_tool_calls", prior
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Put the key in front of ``tool_calls`` where it is missing."""
-        for position in chunk_positions(events):
-            choice = choice_of(chunk_at(events, position)) or {}
+        for chunk in chunks_of(events):
+            choice = choice_of(chunk) or {}
             delta = choice.get("delta") or {}
             if delta.get("tool_calls") and "content" not in delta:
                 choice["delta"] = {"content": None, **delta}
@@ -234,10 +235,9 @@ class UsageChunkChoice(ChatEventQuirk, kind="usage_chunk_choice", priority=32):
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Fill the usage chunk's ``choices``."""
-        for position in chunk_positions(events):
-            chunk = chunk_at(events, position)
+        for chunk in chunks_of(events):
             if chunk.get("choices") == [] and chunk.get("usage"):
-                choices = (choice_of(chunk_at(events, p)) for p in chunk_positions(events))
+                choices = (choice_of(each) for each in chunks_of(events))
                 keys = next((c for c in choices if c), {"index": 0, "delta": {}})
                 choice: dict[str, Any] = dict.fromkeys(keys)
                 choice |= {"index": 0, "delta": {"role": "assistant", "content": ""}}
@@ -325,8 +325,8 @@ class StopAfterToolCalls(ChatEventQuirk, kind="stop_after_tool_calls", priority=
 
     def rewrite_events(self, events: _Events, stream: PlannedStream) -> _Events:
         """Rename the finish reason."""
-        for position in chunk_positions(events):
-            for choice in chunk_at(events, position)["choices"]:
+        for chunk in chunks_of(events):
+            for choice in chunk["choices"]:
                 if choice.get("finish_reason") == "tool_calls":
                     choice["finish_reason"] = "stop"
         return events

@@ -38,17 +38,13 @@ import string
 from random import Random
 from typing import Any
 
-from tooltape.fake_providers._body import BodyProblem
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import map_dicts, request_body
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
-from tooltape.fake_providers._wire import ProviderError, ProviderRequest
+from tooltape.fake_providers._wire import ProviderRequest
 from tooltape.fake_providers.dialects.openai_chat._dialect import OPENAI_CALL_ID
 from tooltape.fake_providers.dialects.openai_chat._validate import openai_body_error
-from tooltape.fake_providers.dialects.openai_responses._complete import (
-    response_deltas,
-    response_object,
-)
+from tooltape.fake_providers.dialects.openai_responses._complete import response_object
 from tooltape.fake_providers.dialects.openai_responses._integration import (
     OpenAIResponsesIntegration,
 )
@@ -68,8 +64,8 @@ from tooltape.fake_providers.dialects.openai_responses._quirks import (
     ResponsesNoObfuscation,
 )
 from tooltape.fake_providers.dialects.openai_responses._validate import validate_responses_request
-from tooltape.fake_providers.non_streaming import json_document
-from tooltape.harness import Deltas, Finish, Fragment, Plan, PlannedStream
+from tooltape.fake_providers.event_shapes import fields_of
+from tooltape.harness import Finish, Fragment, PlannedStream
 
 __all__ = ["OpenAIResponsesDialect"]
 
@@ -102,11 +98,7 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
     event_shape = (
         ("type", "str"),
         ("output_index", "int"),
-        ("item", "object"),
-        ("item.type", "str"),
-        ("item.name", "str|null"),
-        ("item.call_id", "str|null"),
-        ("item.arguments", "str|null"),
+        *fields_of("item", type="str", name="str|null", call_id="str|null", arguments="str|null"),
         ("delta", "str"),
         ("arguments", "str"),
     )
@@ -165,36 +157,15 @@ class OpenAIResponsesDialect(OpenAIResponsesIntegration, Dialect):
             reason, {"max_output_tokens": "length", "content_filter": "content_filter"}
         )
 
-    def parse(self, body: bytes) -> Deltas:
-        """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
-
-        One list per ``AIMessageChunk`` of ``model.stream(...)``, including the
-        empty ``chunk_position="last"`` message langchain-core appends when the
-        stream ends without ``response.completed``/``response.incomplete``.
-        Where the SDK or the adapter raises (an ``error`` event,
-        ``response.failed``, bad JSON), the deltas are the messages yielded
-        before the exception. A non-streamed Response body gives one message of
-        whole calls.
-        """
-        if (document := json_document(body)) is not None:
-            return response_deltas(document)
-        return parse_responses_body(body)
+    parse = staticmethod(parse_responses_body)
 
     def completion_bytes(self, body: dict[str, Any]) -> bytes:
         """OpenAI's non-streamed bodies are pretty-printed with a two-space indent."""
         return json.dumps(body, indent=2, ensure_ascii=False).encode()
 
-    def complete(self, plan: Plan, request: ProviderRequest | None = None) -> dict[str, Any]:
-        """The Response object the API sends for ``plan`` without streaming."""
-        return response_object(self.completion_events(plan, request))
-
-    def validate(self, request: ProviderRequest) -> ProviderError | None:
-        """The Responses API's 400 for a function call without output, or an orphan output."""
-        return validate_responses_request(request)
-
-    def body_error(self, problem: BodyProblem) -> ProviderError:
-        """OpenAI's answer to a body it cannot bind, as for Chat Completions."""
-        return openai_body_error(problem)
+    completion_body = staticmethod(response_object)
+    validate = staticmethod(validate_responses_request)
+    body_error = staticmethod(openai_body_error)
 
 
 class _Renderer:

@@ -40,6 +40,9 @@ from langchain_core.messages import ToolCallChunk
 from langchain_core.messages.tool import tool_call_chunk
 
 from tooltape.fake_providers._sse import openai_sdk_events
+from tooltape.fake_providers.dialects.openai_responses._complete import response_deltas
+from tooltape.fake_providers.non_streaming import json_document
+from tooltape.harness import Deltas
 from tooltape.harness.json_text import loads
 
 __all__ = ["completes_arguments_on_done", "parse_responses_body"]
@@ -94,8 +97,19 @@ def completes_arguments_on_done() -> bool:
     return release >= (1, 8, 1)
 
 
-def parse_responses_body(body: bytes) -> list[list[ToolCallChunk]]:
-    """The tool-call chunks of every message ``ChatOpenAI.stream`` yields from ``body``."""
+def parse_responses_body(body: bytes) -> Deltas:
+    """The tool-call chunks of each message ``ChatOpenAI(use_responses_api=True)`` yields.
+
+    One list per ``AIMessageChunk`` of ``model.stream(...)``, including the
+    empty ``chunk_position="last"`` message langchain-core appends when the
+    stream ends without ``response.completed``/``response.incomplete``.
+    Where the SDK or the adapter raises (an ``error`` event,
+    ``response.failed``, bad JSON), the deltas are the messages yielded
+    before the exception. A non-streamed Response body gives one message of
+    whole calls.
+    """
+    if (document := json_document(body)) is not None:
+        return response_deltas(document)
     cursor = _Cursor()
     deltas: list[list[ToolCallChunk]] = []
     last = False
