@@ -11,9 +11,7 @@ disagree with each other and with the plan; those differences are pinned below.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import importlib
 import json
 import operator
 from typing import Any
@@ -21,7 +19,15 @@ from typing import Any
 import cohere
 import httpx
 import pytest
-from _adapter_streams import MINTED_ID, acollect, adapter_messages, by_position, collect, quirk_id
+from _adapter_streams import (
+    MINTED_ID,
+    acollect,
+    adapter_messages,
+    assert_merges_as_parsed,
+    by_position,
+    collect,
+    quirk_id,
+)
 from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
 
@@ -29,8 +35,7 @@ from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, Wire, decode_sse, patch_httpx
 from tooltape.fake_providers.dialects.cohere._dialect import CohereV2Dialect
 from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
-from tooltape.harness import Plan, Stage, TooltapeUsageError, parse_quirk, reference_merge
-from tooltape.harness._quirks import _REGISTRY
+from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +63,8 @@ LOSSLESS: list[list[Any]] = [
     ["empty_args"],
     ["ascii_escapes", "split_inside_escapes"],
 ]
+COMBINED: list[list[Any]] = [[], ["ascii_escapes", "split_inside_escapes"]]
+"""The quirk lists ChatCohere.stream() reads here: none (on these plans) and combinations."""
 LOSSY: list[list[Any]] = [
     ["truncate_args"],
     ["malformed_args"],
@@ -97,19 +104,14 @@ def merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
 # --- ChatCohere.stream(): parse() is exactly what the adapter yields ----------------------
 
 
-@pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
+@pytest.mark.parametrize("quirks", COMBINED, ids=quirk_id)
 @pytest.mark.parametrize("plan_name", PLANS)
 def test_parse_equals_chat_cohere_stream(plan_name: str, quirks: list[Any]) -> None:
+    """Each quirk alone, on the shared plans: test_chat_model_contract.py."""
     wire = DIALECT.render(PLANS[plan_name], quirks, seed=3)
     chunks, error = stream_chat(wire)
     assert error is None
-    parsed = DIALECT.parse(wire.body)
-    assert by_position(tool_chunks(chunks)) == by_position(parsed)
-    reference = reference_merge(parsed)
-    assert by_position(merged(chunks).tool_calls) == by_position(reference.tool_calls)
-    assert by_position(merged(chunks).invalid_tool_calls) == by_position(
-        reference.invalid_tool_calls
-    )
+    assert_merges_as_parsed(chunks, DIALECT.parse(wire.body), by_position)
 
 
 @pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
@@ -305,25 +307,6 @@ def test_content_filter_and_foreign_quirks_are_refused() -> None:
         DIALECT.render(PLANS["single"], ["split_name"])
     with pytest.raises(TooltapeUsageError, match="no EVENTS quirks"):
         DIALECT.render(PLANS["single"], ["ping_events"])
-
-
-def wire_quirk_kinds() -> list[str]:
-    for module in ("_framing", "_sse_quirks"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(f"tooltape.fake_providers.{module}")
-    kinds = sorted(kind for kind, cls in _REGISTRY.items() if cls.stage is Stage.WIRE)
-    return [k for k in kinds if k != "split_utf8"]  # pinned above: the sync SDK mangles it
-
-
-@pytest.mark.parametrize("kind", wire_quirk_kinds())
-def test_parse_equals_chat_cohere_under_wire_quirks(kind: str) -> None:
-    wire = DIALECT.render(PLANS["plan_then_calls"], [kind], seed=1)
-    chunks, error = stream_chat(wire)
-    assert by_position(tool_chunks(chunks)) == by_position(DIALECT.parse(wire.body))
-    if kind == "close_mid_event":
-        assert isinstance(error, httpx.RemoteProtocolError)
-    else:
-        assert named(error) == read_cohere_stream(wire.body).error
 
 
 # --- the cohere SDK ------------------------------------------------------------------------
