@@ -16,19 +16,17 @@ import json
 import operator
 from typing import Any
 
+import _adapter_streams as adapter_streams
 import cohere
 import httpx
 import pytest
 from _adapter_streams import (
     MINTED_ID,
-    acollect,
     adapter_messages,
     assert_merges_as_parsed,
     by_position,
-    collect,
     quirk_id,
 )
-from langchain_cohere import ChatCohere
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.cassettes import bundled_scenarios
@@ -40,6 +38,13 @@ from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_me
 pytestmark = pytest.mark.slow
 
 DIALECT = CohereV2Dialect()
+stream_chat = functools.partial(adapter_streams.stream_chat, DIALECT.name)
+
+
+def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
+    return asyncio.run(adapter_streams.astream_chat(DIALECT.name, wire))
+
+
 WEATHER = {"name": "get_weather", "args": {"location": "Tokyo"}, "id": "get_weather_bc8241gk"}
 TIME = {"name": "get_time", "args": {"location": "Tokyo", "tz": 9}, "id": "get_time_dg5wwc00"}
 PLANS = {
@@ -77,20 +82,8 @@ LOSSY: list[list[Any]] = [
 # --- serving -----------------------------------------------------------------------------
 
 
-def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT).stream(wire)):
-        return collect(lambda: ChatCohere(cohere_api_key="k", model="command-r").stream("hi"))
-
-
 def tool_chunks(chunks: list[AIMessageChunk]) -> list[list[Any]]:
     return [list(c.tool_call_chunks) for c in adapter_messages(chunks)]
-
-
-def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT).stream(wire)):
-        return asyncio.run(
-            acollect(lambda: ChatCohere(cohere_api_key="k", model="command-r").astream("hi"))
-        )
 
 
 def named(error: Exception | None) -> str | None:
