@@ -10,6 +10,9 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, settings
 
+# The shared helpers assert; rewritten, their failures show the values, as a test's do.
+pytest.register_assert_rewrite("_adapter_streams")
+
 # CI runs derandomized with a bounded number of examples: the machine has 2 cores.
 settings.register_profile(
     "ci",

@@ -1,5 +1,7 @@
 """Fixtures shared by the fake-provider tests.
 
+``chat_models``: every dialect's own chat model (``Dialect.chat_model()``), built
+once per module and served by one FakeSession (:class:`_adapter_streams.ChatModels`).
 ``bedrock_endpoint``: one real server on 127.0.0.1 per module, with boto3's
 ``bedrock-runtime`` and ``bedrock`` clients pointed at it; each test serves its
 own :class:`~tooltape.fake_providers.FakeProvider` on it.
@@ -13,6 +15,7 @@ from typing import Any
 
 import boto3
 import pytest
+from _adapter_streams import ChatModels
 from botocore.config import Config
 
 from tooltape.fake_providers import FakeProvider, FakeProviderApp
@@ -79,3 +82,13 @@ def bedrock_endpoint() -> Iterator[BedrockEndpoint]:
         finally:
             runtime.close()
             control.close()
+
+
+@pytest.fixture(scope="module")
+def chat_models() -> Iterator[ChatModels]:
+    """Every dialect's own chat model, one per module (see :class:`ChatModels`)."""
+    models = ChatModels()
+    try:
+        yield models
+    finally:
+        models.close()

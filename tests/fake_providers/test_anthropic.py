@@ -1,17 +1,18 @@
 """The anthropic_messages dialect against the real anthropic SDK and ChatAnthropic.
 
 Rendered bytes are served through an httpx2 MockTransport, read by read, to
-anthropic 2.x (``messages.create(stream=True)``, ``messages.stream``) and to
-langchain-anthropic's ``ChatAnthropic`` (``stream``, ``astream``). parse() must
-equal what ChatAnthropic yields; the merge must equal langchain-core's
-reference and, for lossless quirks, the plan.
+anthropic 2.x (``messages.create(stream=True)``, ``messages.stream``), and through
+the ``chat_models`` fixture to langchain-anthropic's ``ChatAnthropic`` (``stream``,
+``astream``). What every dialect's chat model must do (each quirk the dialect
+expresses, each WIRE quirk, each finish) is ``test_chat_model_contract.py``; here,
+the Messages API's own EVENTS quirks and combinations: parse() must equal what
+ChatAnthropic yields, the merge langchain-core's reference and, for lossless
+quirks, the plan.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import importlib
 import itertools
 import json
 import operator
@@ -20,43 +21,34 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-from _adapter_streams import acollect, adapter_messages, collect
+from _adapter_streams import adapter_messages, assert_merges_as_parsed, quirk_id
 from _plans import sample_plans
-from langchain_anthropic import ChatAnthropic
-from langchain_core.messages import AIMessageChunk
 
 from tooltape.fake_providers import Wire, decode_sse
 from tooltape.fake_providers.dialects.anthropic._dialect import AnthropicMessagesDialect
-from tooltape.harness import Plan, Stage, parse_quirk, reference_merge
-from tooltape.harness._quirks import _REGISTRY
+from tooltape.harness import Plan, parse_quirk, reference_merge
 
 DIALECT = AnthropicMessagesDialect()
 PLANS = sample_plans("toolu_01")
 WEATHER, TIME = PLANS["two_calls"].calls
 LOSSLESS = [
-    [],
     ["ping_events"],
     ["json_padding"],
     ["no_empty_partial_json"],
     ["input_on_block_start"],
+    ["empty_args", "no_empty_partial_json"],
+    ["ascii_escapes", "split_inside_escapes"],
+]
+"""The Messages API's own EVENTS quirks, and combinations; each quirk the dialect
+``expresses``, alone, is in ``test_chat_model_contract.py``."""
+SDK_QUIRKS = [
+    [],
+    *LOSSLESS,
     ["whole_args"],
     ["whole_call"],
     ["interleave_calls"],
     ["empty_args"],
-    ["empty_args", "no_empty_partial_json"],
-    ["ascii_escapes", "split_inside_escapes"],
 ]
-LOSSY = [
-    ["truncate_args"],
-    ["malformed_args"],
-    ["cumulative_args"],
-    ["non_object_args"],
-    ["duplicate_ids"],
-]
-
-
-def quirk_id(quirks: list[str]) -> str:
-    return "+".join(quirks) or "none"
 
 
 # --- serving -----------------------------------------------------------------------------
@@ -93,48 +85,13 @@ def async_sdk(wire: Wire) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(api_key="sk-test", max_retries=0, http_client=client)
 
 
-def chat(wire: Wire, plan: Plan) -> Any:
-    """ChatAnthropic with tools bound, talking to the mock transport.
-
-    ChatAnthropic has no http_client parameter: it builds its SDK clients in the
-    cached properties ``_client`` / ``_async_client`` from ``_client_params``.
-    Filling those slots with SDK clients built from the same params plus our
-    httpx2 client is the least invasive injection (headers, retries and
-    timeouts stay ChatAnthropic's).
-    """
-    llm = ChatAnthropic(model="claude-sonnet-4-6", api_key="sk-test", max_retries=0)
-    params = llm._client_params
-    vars(llm)["_client"] = anthropic.Anthropic(
-        **params, http_client=httpx2.Client(transport=transport(wire))
-    )
-    vars(llm)["_async_client"] = anthropic.AsyncAnthropic(
-        **params, http_client=httpx2.AsyncClient(transport=transport(wire))
-    )
-    names = sorted({call.name for call in plan.calls}) or ["noop"]
-    schema = {"type": "object", "properties": {}}
-    return llm.bind_tools([{"name": n, "description": n, "input_schema": schema} for n in names])
-
-
-def stream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], BaseException | None]:
-    return collect(lambda: chat(wire, plan).stream("hi"), anthropic.APIError)
-
-
-async def astream_chat(wire: Wire, plan: Plan) -> tuple[list[AIMessageChunk], BaseException | None]:
-    return await acollect(lambda: chat(wire, plan).astream("hi"), anthropic.APIError)
-
-
 def events(wire: Wire) -> list[tuple[str | None, dict[str, Any]]]:
     return [(e.event, json.loads(e.data)) for e in decode_sse(wire.body)]
 
 
 def check_against_chat(wire: Wire, plan: Plan, quirks: list[str], chunks, error) -> None:
-    parsed = DIALECT.parse(wire.body)
-    assert [c.tool_call_chunks for c in adapter_messages(chunks)] == parsed
     assert (error is not None) == (wire.body.replace(b" ", b"").rstrip().endswith(b'Overloaded"}}'))
-    merged = functools.reduce(operator.add, chunks)
-    reference = reference_merge(parsed)
-    assert merged.tool_calls == reference.tool_calls
-    assert merged.invalid_tool_calls == reference.invalid_tool_calls
+    reference = assert_merges_as_parsed(chunks, DIALECT.parse(wire.body))
     if all(parse_quirk(q).lossless for q in quirks):
         assert reference.calls() == plan.expected_calls()
 
@@ -142,38 +99,29 @@ def check_against_chat(wire: Wire, plan: Plan, quirks: list[str], chunks, error)
 # --- ChatAnthropic: parse() is exactly what the adapter yields ---------------------------
 
 
-@pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
+@pytest.mark.parametrize("quirks", LOSSLESS, ids=quirk_id)
 @pytest.mark.parametrize("plan_name", PLANS)
-def test_parse_equals_chat_anthropic_stream(plan_name, quirks):
+def test_parse_equals_chat_anthropic_stream(chat_models, plan_name, quirks):
     plan = PLANS[plan_name]
     wire = DIALECT.render(plan, quirks, seed=3)
-    chunks, error = stream_chat(wire, plan)
+    chunks, error = chat_models.stream(DIALECT.name, wire)
     check_against_chat(wire, plan, quirks, chunks, error)
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
+@pytest.mark.parametrize("quirks", LOSSLESS, ids=quirk_id)
 @pytest.mark.parametrize("plan_name", PLANS)
-async def test_parse_equals_chat_anthropic_astream(plan_name, quirks):
+async def test_parse_equals_chat_anthropic_astream(chat_models, plan_name, quirks):
     plan = PLANS[plan_name]
     wire = DIALECT.render(plan, quirks, seed=4)
-    chunks, error = await astream_chat(wire, plan)
+    chunks, error = await chat_models.astream(DIALECT.name, wire)
     check_against_chat(wire, plan, quirks, chunks, error)
 
 
-@pytest.mark.parametrize("finish", ["stop", "length", "content_filter", "eof", "error"])
-def test_parse_equals_chat_anthropic_for_every_finish(finish):
-    plan = PLANS["thinking_text_call"].model_copy(update={"finish": finish})
-    wire = DIALECT.render(plan)
-    chunks, error = stream_chat(wire, plan)
-    check_against_chat(wire, plan, [], chunks, error)
-
-
-def test_chat_anthropic_truncated_stream_is_a_valid_call_with_cut_args():
+def test_chat_anthropic_truncated_stream_is_a_valid_call_with_cut_args(chat_models):
     """No exception, a *valid* call with the cut value; core adds the last chunk."""
-    plan = PLANS["single"]
-    wire = DIALECT.render(plan, ["truncate_args"])
-    chunks, error = stream_chat(wire, plan)
+    wire = DIALECT.render(PLANS["single"], ["truncate_args"])
+    chunks, error = chat_models.stream(DIALECT.name, wire)
     assert error is None
     assert chunks[-1].chunk_position == "last"
     assert not chunks[-1].response_metadata
@@ -182,11 +130,11 @@ def test_chat_anthropic_truncated_stream_is_a_valid_call_with_cut_args():
     assert merged.response_metadata.get("stop_reason") is None
 
 
-def test_chat_anthropic_error_event_raises_after_partial_chunks():
+def test_chat_anthropic_error_event_raises_after_partial_chunks(chat_models):
     """The SDK raises APIStatusError at ``event: error``; chunks before it were yielded."""
     plan = PLANS["single"].model_copy(update={"finish": "error"})
     wire = DIALECT.render(plan, ["truncate_args"])
-    chunks, error = stream_chat(wire, plan)
+    chunks, error = chat_models.stream(DIALECT.name, wire)
     assert isinstance(error, anthropic.APIStatusError)
     assert error.body == {
         "type": "error",
@@ -217,7 +165,7 @@ def expected_blocks(plan: Plan) -> list[tuple[Any, ...]]:
     return blocks + ([("text", plan.text_after)] if plan.text_after else [])
 
 
-@pytest.mark.parametrize("quirks", LOSSLESS, ids=quirk_id)
+@pytest.mark.parametrize("quirks", SDK_QUIRKS, ids=quirk_id)
 @pytest.mark.parametrize("plan_name", PLANS)
 def test_sdk_message_stream_final_message_equals_plan(plan_name, quirks):
     plan = PLANS[plan_name]
@@ -336,32 +284,13 @@ def test_interleaved_blocks_stay_open_together():
 # --- parse edge cases pinned against the SDK's decoder -----------------------------------
 
 
-def test_parse_ignores_events_without_event_line():
+def test_parse_ignores_events_without_event_line(chat_models):
     """anthropic 2.x skips SSE events that have no ``event:`` field; so does parse()."""
     body = DIALECT.render(PLANS["single"]).body.replace(b"event: content_block_delta\n", b"")
     wire = Wire(reads=(body,))
-    chunks, _ = stream_chat(wire, PLANS["single"])
+    chunks, _ = chat_models.stream(DIALECT.name, wire)
     assert [c.tool_call_chunks for c in adapter_messages(chunks)] == DIALECT.parse(body)
     assert reference_merge(DIALECT.parse(body)).calls()[0]["args"] == {}
-
-
-def wire_quirk_kinds() -> list[str]:
-    """Every registered WIRE quirk (the framing modules register them when imported)."""
-    for module in ("_framing", "_sse_quirks"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(f"tooltape.fake_providers.{module}")
-    kinds = sorted(kind for kind, cls in _REGISTRY.items() if cls.stage is Stage.WIRE)
-    assert kinds, "no WIRE quirks registered"
-    return kinds
-
-
-@pytest.mark.parametrize("kind", wire_quirk_kinds())
-def test_parse_equals_chat_anthropic_under_wire_quirks(kind):
-    """parse() decodes SSE as anthropic 2.x does, whatever the framing does to the bytes."""
-    plan = PLANS["thinking_text_call"]
-    wire = DIALECT.render(plan, [kind], seed=1)
-    chunks, _ = stream_chat(wire, plan)
-    assert [c.tool_call_chunks for c in adapter_messages(chunks)] == DIALECT.parse(wire.body)
 
 
 def test_get_dialect_finds_anthropic_messages():

@@ -11,30 +11,40 @@ disagree with each other and with the plan; those differences are pinned below.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import importlib
 import json
 import operator
 from typing import Any
 
+import _adapter_streams as adapter_streams
 import cohere
 import httpx
 import pytest
-from _adapter_streams import MINTED_ID, acollect, adapter_messages, by_position, collect, quirk_id
-from langchain_cohere import ChatCohere
+from _adapter_streams import (
+    MINTED_ID,
+    adapter_messages,
+    assert_merges_as_parsed,
+    by_position,
+    quirk_id,
+)
 from langchain_core.messages import AIMessageChunk
 
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, Wire, decode_sse, patch_httpx
 from tooltape.fake_providers.dialects.cohere._dialect import CohereV2Dialect
 from tooltape.fake_providers.dialects.cohere._parse import read_cohere_stream
-from tooltape.harness import Plan, Stage, TooltapeUsageError, parse_quirk, reference_merge
-from tooltape.harness._quirks import _REGISTRY
+from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
 
 pytestmark = pytest.mark.slow
 
 DIALECT = CohereV2Dialect()
+stream_chat = functools.partial(adapter_streams.stream_chat, DIALECT.name)
+
+
+def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
+    return asyncio.run(adapter_streams.astream_chat(DIALECT.name, wire))
+
+
 WEATHER = {"name": "get_weather", "args": {"location": "Tokyo"}, "id": "get_weather_bc8241gk"}
 TIME = {"name": "get_time", "args": {"location": "Tokyo", "tz": 9}, "id": "get_time_dg5wwc00"}
 PLANS = {
@@ -58,6 +68,8 @@ LOSSLESS: list[list[Any]] = [
     ["empty_args"],
     ["ascii_escapes", "split_inside_escapes"],
 ]
+COMBINED: list[list[Any]] = [[], ["ascii_escapes", "split_inside_escapes"]]
+"""The quirk lists ChatCohere.stream() reads here: none (on these plans) and combinations."""
 LOSSY: list[list[Any]] = [
     ["truncate_args"],
     ["malformed_args"],
@@ -70,20 +82,8 @@ LOSSY: list[list[Any]] = [
 # --- serving -----------------------------------------------------------------------------
 
 
-def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT).stream(wire)):
-        return collect(lambda: ChatCohere(cohere_api_key="k", model="command-r").stream("hi"))
-
-
 def tool_chunks(chunks: list[AIMessageChunk]) -> list[list[Any]]:
     return [list(c.tool_call_chunks) for c in adapter_messages(chunks)]
-
-
-def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT).stream(wire)):
-        return asyncio.run(
-            acollect(lambda: ChatCohere(cohere_api_key="k", model="command-r").astream("hi"))
-        )
 
 
 def named(error: Exception | None) -> str | None:
@@ -97,19 +97,14 @@ def merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
 # --- ChatCohere.stream(): parse() is exactly what the adapter yields ----------------------
 
 
-@pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
+@pytest.mark.parametrize("quirks", COMBINED, ids=quirk_id)
 @pytest.mark.parametrize("plan_name", PLANS)
 def test_parse_equals_chat_cohere_stream(plan_name: str, quirks: list[Any]) -> None:
+    """Each quirk alone, on the shared plans: test_chat_model_contract.py."""
     wire = DIALECT.render(PLANS[plan_name], quirks, seed=3)
     chunks, error = stream_chat(wire)
     assert error is None
-    parsed = DIALECT.parse(wire.body)
-    assert by_position(tool_chunks(chunks)) == by_position(parsed)
-    reference = reference_merge(parsed)
-    assert by_position(merged(chunks).tool_calls) == by_position(reference.tool_calls)
-    assert by_position(merged(chunks).invalid_tool_calls) == by_position(
-        reference.invalid_tool_calls
-    )
+    assert_merges_as_parsed(chunks, DIALECT.parse(wire.body), by_position)
 
 
 @pytest.mark.parametrize("quirks", LOSSLESS + LOSSY, ids=quirk_id)
@@ -305,25 +300,6 @@ def test_content_filter_and_foreign_quirks_are_refused() -> None:
         DIALECT.render(PLANS["single"], ["split_name"])
     with pytest.raises(TooltapeUsageError, match="no EVENTS quirks"):
         DIALECT.render(PLANS["single"], ["ping_events"])
-
-
-def wire_quirk_kinds() -> list[str]:
-    for module in ("_framing", "_sse_quirks"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(f"tooltape.fake_providers.{module}")
-    kinds = sorted(kind for kind, cls in _REGISTRY.items() if cls.stage is Stage.WIRE)
-    return [k for k in kinds if k != "split_utf8"]  # pinned above: the sync SDK mangles it
-
-
-@pytest.mark.parametrize("kind", wire_quirk_kinds())
-def test_parse_equals_chat_cohere_under_wire_quirks(kind: str) -> None:
-    wire = DIALECT.render(PLANS["plan_then_calls"], [kind], seed=1)
-    chunks, error = stream_chat(wire)
-    assert by_position(tool_chunks(chunks)) == by_position(DIALECT.parse(wire.body))
-    if kind == "close_mid_event":
-        assert isinstance(error, httpx.RemoteProtocolError)
-    else:
-        assert named(error) == read_cohere_stream(wire.body).error
 
 
 # --- the cohere SDK ------------------------------------------------------------------------

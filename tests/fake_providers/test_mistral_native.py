@@ -15,13 +15,15 @@ import json
 import operator
 from typing import Any
 
+import _adapter_streams as adapter_streams
 import httpx
 import pytest
 from _adapter_streams import (
     MINTED_ID,
     adapter_messages,
+    assert_merges_as_parsed,
     by_position,
-    collect,
+    merged,
     quirk_id,
     without_ids,
 )
@@ -39,6 +41,7 @@ from tooltape.harness import Plan, TooltapeUsageError, reference_merge
 pytestmark = pytest.mark.slow
 
 DIALECT = MistralNativeDialect()
+stream_chat = functools.partial(adapter_streams.stream_chat, DIALECT.name)
 BASE = "http://fake-mistral/v1"
 WEATHER = {"name": "get_weather", "args": {"city": "Paris", "days": 3}, "id": "D681PevKs"}
 TIME = {"name": "get_time", "args": {"tz": "Europe/Paris"}, "id": "aB3dE6gH9"}
@@ -66,24 +69,16 @@ def chat() -> ChatMistralAI:
     return model
 
 
-def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT, base_url=BASE).stream(wire)):
-        return collect(lambda: chat().stream("hi"))
-
-
 def adapter_deltas(chunks: list[AIMessageChunk]) -> Any:
     return by_position([c.tool_call_chunks for c in adapter_messages(chunks)])
 
 
 def check_against_chat(wire: Wire, plan: Plan, chunks: Any, error: Any) -> None:
-    parsed = DIALECT.parse(wire.body)
     assert error is None
-    assert adapter_deltas(chunks) == by_position(parsed)
-    merged = functools.reduce(operator.add, chunks)
-    reference = reference_merge(parsed)
-    assert by_position(merged.tool_calls) == by_position(reference.tool_calls)
-    assert merged.invalid_tool_calls == reference.invalid_tool_calls == []
-    assert merged.usage_metadata and merged.usage_metadata["output_tokens"] > 0
+    reference = assert_merges_as_parsed(chunks, DIALECT.parse(wire.body), by_position)
+    assert reference.invalid_tool_calls == []
+    usage = merged(chunks).usage_metadata
+    assert usage and usage["output_tokens"] > 0
     assert without_ids(reference.calls()) == without_ids(plan.expected_calls())
 
 

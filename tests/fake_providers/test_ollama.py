@@ -15,19 +15,19 @@ import json
 import operator
 from typing import Any
 
+import _adapter_streams as adapter_streams
 import httpx
 import ollama
 import pytest
 from _adapter_streams import (
     MINTED_ID,
-    acollect,
     adapter_messages,
+    assert_merges_as_parsed,
     by_position,
-    collect,
+    merged,
     quirk_id,
     without_ids,
 )
-from langchain_core.messages import AIMessageChunk
 from langchain_ollama import ChatOllama
 
 from tooltape.cassettes import bundled_scenarios
@@ -39,6 +39,8 @@ from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_me
 pytestmark = pytest.mark.slow
 
 DIALECT = OllamaDialect()
+stream_chat = functools.partial(adapter_streams.stream_chat, DIALECT.name)
+astream_chat = functools.partial(adapter_streams.astream_chat, DIALECT.name)
 BASE = "http://fake-ollama:11434"
 MODEL = "llama3.1:8b"
 WEATHER = {"name": "get_weather", "args": {"city": "Paris", "days": 3}, "id": "call_weather"}
@@ -67,27 +69,12 @@ QUIRKS: list[list[Any]] = [  # lossless ones: test_chat_model_contract.py
 # --- serving -----------------------------------------------------------------------------
 
 
-def stream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT, base_url=BASE).stream(wire)):
-        return collect(lambda: ChatOllama(model=MODEL, base_url=BASE).stream("hi"))
-
-
-async def astream_chat(wire: Wire) -> tuple[list[AIMessageChunk], BaseException | None]:
-    with patch_httpx(FakeProvider(DIALECT, base_url=BASE).stream(wire)):
-        return await acollect(lambda: ChatOllama(model=MODEL, base_url=BASE).astream("hi"))
-
-
 def check_against_chat(wire: Wire, plan: Plan, quirks: list[Any], chunks, error) -> None:
-    parsed = DIALECT.parse(wire.body)
-    assert by_position([c.tool_call_chunks for c in adapter_messages(chunks)]) == by_position(
-        parsed
-    )
     assert error is None
-    merged = functools.reduce(operator.add, chunks)
-    reference = reference_merge(parsed)
-    assert by_position(merged.tool_calls) == by_position(reference.tool_calls)
-    assert merged.invalid_tool_calls == reference.invalid_tool_calls == []
-    assert merged.usage_metadata and merged.usage_metadata["output_tokens"] > 0
+    reference = assert_merges_as_parsed(chunks, DIALECT.parse(wire.body), by_position)
+    assert reference.invalid_tool_calls == []
+    usage = merged(chunks).usage_metadata
+    assert usage and usage["output_tokens"] > 0
     calls = reference.calls()
     assert all(MINTED_ID.match(call["id"]) for call in calls)  # ChatOllama drops the wire's ids
     expected = without_ids(plan.expected_calls())
