@@ -102,9 +102,12 @@ class Dialect(Integration, ABC):
         cannot_express: kinds refused whatever they need, each with the reason.
         event_quirks: the EVENTS quirk classes it renders.
 
-    A request that does not ask for a stream gets :meth:`complete`'s JSON body.
+    A request that does not ask for a stream gets :meth:`complete`'s JSON body,
+    which :meth:`completion_body` accumulates from the stream's events.
 
     Methods: :meth:`build_events`, :meth:`parse`, :meth:`validate`, :meth:`body_error`.
+    A method that only hands over to a module function can be that function:
+    ``parse = staticmethod(read_my_stream)``, as the bundled dialects do.
     ``tests/fake_providers/test_dialect_contract.py`` checks every registered
     dialect against this list.
     """
