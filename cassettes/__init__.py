@@ -50,6 +50,10 @@ if _typing.TYPE_CHECKING:
     from tooltape.cassettes._shape import drift
     from tooltape.cassettes._store import load_cassette, save_cassette
     from tooltape.cassettes.library_build import generate_library, library_path
+else:  # the imports above say where each name lives
+    # Public names are imported on first use: importing any submodule runs this file first,
+    # and `tooltape inspect` should not pay for the recorder, the player and the library builder.
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "Cassette",
@@ -90,8 +94,3 @@ __all__ = [
     "serve_cassette",
     "use_cassette",
 ]
-
-# Public names are imported on first use: importing any submodule runs this file first,
-# and `tooltape inspect` should not pay for the recorder, the player and the library builder.
-if not _typing.TYPE_CHECKING:  # the imports above say where each name lives
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())

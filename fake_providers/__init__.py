@@ -43,6 +43,10 @@ if _typing.TYPE_CHECKING:
     from tooltape.fake_providers._sse import decode_sse
     from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
     from tooltape.fake_providers.dialects.openai_compatible._profiles import profile_table
+else:  # the imports above say where each name lives
+    # Public names are imported on first use: importing any submodule runs this file first,
+    # and `tooltape inspect` should not pay for the chat model, the ASGI app and the transports.
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "BodyProblem",
@@ -73,8 +77,3 @@ __all__ = [
     "register_profile",
     "serve_in_thread",
 ]
-
-# Public names are imported on first use: importing any submodule runs this file first,
-# and `tooltape inspect` should not pay for the chat model, the ASGI app and the transports.
-if not _typing.TYPE_CHECKING:  # the imports above say where each name lives
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())

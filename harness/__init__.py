@@ -95,6 +95,8 @@ if _typing.TYPE_CHECKING:
         ToolEventLog,
         assert_tool_events_paired,
     )
+else:  # the imports above say where each name lives
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "AgentLoopDetected",
@@ -163,6 +165,3 @@ __all__ = [
     "select_scenarios",
     "stream_plan",
 ]
-
-if not _typing.TYPE_CHECKING:  # the imports above say where each name lives
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())

@@ -2,10 +2,11 @@
 
 A facade lists its public names in ``__all__`` and imports each one under
 ``if TYPE_CHECKING:``, which is what mypy, IDEs and the docs read. At run time
-that block does not run: :func:`lazy_exports` reads it from the facade's source
-instead, so the import line is the one place that says where a name lives. A
-name is imported on first use and then cached in the package's namespace, so
-the next lookup is a plain attribute.
+that block does not run; its ``else:`` installs :func:`lazy_exports`, which reads
+the block and ``__all__`` from the facade's source instead, so the import line
+is the one place that says where a name lives. A name is imported on first use
+and then cached in the package's namespace, so the next lookup is a plain
+attribute.
 
 Shared by tooltape's packages, not user API.
 """
@@ -30,8 +31,10 @@ def lazy_exports(
         ImportError: A name of ``__all__`` that the facade's ``TYPE_CHECKING`` block
             does not import.
     """
-    defined_in = _type_checking_imports(Path(namespace["__file__"]), package)
-    unsourced = sorted(set(namespace["__all__"]) - set(defined_in))
+    init_file = Path(namespace["__file__"])
+    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    defined_in = _type_checking_imports(tree, package)
+    unsourced = sorted(set(_all_names(tree)) - set(defined_in))
     if unsourced:
         raise ImportError(
             f"{package}.__all__ names {', '.join(unsourced)}, which its TYPE_CHECKING "
@@ -47,14 +50,23 @@ def lazy_exports(
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*namespace, *namespace["__all__"]})
+        return sorted({*namespace, *namespace.get("__all__", ())})
 
     return __getattr__, __dir__
 
 
-def _type_checking_imports(init_file: Path, package: str) -> dict[str, str]:
+def _all_names(tree: ast.Module) -> list[str]:
+    """The names of the facade's ``__all__`` list (it may stand below the hook)."""
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in statement.targets
+        ):
+            return list(ast.literal_eval(statement.value))
+    return []
+
+
+def _type_checking_imports(tree: ast.Module, package: str) -> dict[str, str]:
     """Each name the facade imports under ``if TYPE_CHECKING:``, with its module."""
-    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
     defined_in: dict[str, str] = {}
     for block in tree.body:
         if not (isinstance(block, ast.If) and _is_type_checking(block.test)):

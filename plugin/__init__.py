@@ -26,6 +26,8 @@ if _typing.TYPE_CHECKING:
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension, describe_for_snapshot
     from tooltape.plugin._subjects import Subject, Turn, check_subject
+else:  # the imports above say where each name lives
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "Cell",
@@ -42,6 +44,3 @@ __all__ = [
     "differential_table",
     "run_matrix",
 ]
-
-if not _typing.TYPE_CHECKING:  # the imports above say where each name lives
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())
