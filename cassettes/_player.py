@@ -30,10 +30,14 @@ from tooltape.cassettes.body_framing import reframe
 from tooltape.fake_providers import ProviderRequest, ProviderRouter, Wire
 from tooltape.fake_providers.framing import AbortedWire
 from tooltape.fake_providers.http_objects import json_wire
-from tooltape.harness import Quirk, Stage, parse_quirk
+from tooltape.harness import Quirk
 from tooltape.harness.bounded_reprs import bounded
+from tooltape.harness.quirk_registry import wire_quirk
 
 __all__ = ["CassettePlayer", "wire_quirks"]
+
+
+_VARIANT = "derive a variant with tooltape.cassettes.mutate() instead"
 
 
 def wire_quirks(quirks: Iterable[Quirk | str | dict[str, Any]]) -> tuple[Quirk, ...]:
@@ -45,15 +49,9 @@ def wire_quirks(quirks: Iterable[Quirk | str | dict[str, Any]]) -> tuple[Quirk, 
     parsed = []
     for spec in quirks:
         try:
-            quirk = parse_quirk(spec)
+            parsed.append(wire_quirk(spec, "replay", _VARIANT))
         except ValueError as error:
             raise CassetteError(f"replay quirk {spec!r}: {str(error).splitlines()[0]}") from None
-        if quirk.stage is not Stage.WIRE:
-            raise CassetteError(
-                f"replay applies framing (wire) quirks only, and {quirk.kind!r} changes the "
-                "tool-call stream: derive a variant with tooltape.cassettes.mutate() instead"
-            )
-        parsed.append(quirk)
     return tuple(parsed)
 
 

@@ -203,20 +203,15 @@ def _quirk_problem(value: Any, error: ValidationError) -> str:
 
 
 def _framing_quirks(specs: Sequence[str]) -> list[Any]:
-    from tooltape.harness import Stage, parse_quirk
+    from tooltape.harness.quirk_registry import wire_quirk
 
     quirks = []
     for spec in specs:
         value = parse_quirk_option(spec)
         try:
-            quirk = parse_quirk(value)
+            wire_quirk(value, "--framing", "add it to a scenario instead")
         except ValidationError as error:
             raise TooltapeUsageError(f"--framing {spec}: {_quirk_problem(value, error)}") from None
-        if quirk.stage is not Stage.WIRE:
-            raise TooltapeUsageError(
-                f"--framing takes wire (framing) quirks; {quirk.kind!r} is a "
-                f"{quirk.stage.name.lower()} quirk: add it to a scenario instead"
-            )
         quirks.append(value)
     return quirks
 
