@@ -17,11 +17,13 @@ import typing as _typing
 
 from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
+if not _typing.TYPE_CHECKING:  # the imports below say where each name lives
+    # Public names are imported on first use: importing any submodule runs this file first,
+    # and `tooltape inspect` should not pay for the recorder, the player and the library builder.
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
+
 if _typing.TYPE_CHECKING:
-    from tooltape.cassettes._convert import (
-        convert_corpus_files,
-        convert_corpus_record,
-    )
+    from tooltape.cassettes._convert import convert_corpus_files, convert_corpus_record
     from tooltape.cassettes._errors import CassetteError, UnmatchedRequest, UnplayedInteractions
     from tooltape.cassettes._inspect import (
         Inspection,
@@ -50,10 +52,6 @@ if _typing.TYPE_CHECKING:
     from tooltape.cassettes._shape import drift
     from tooltape.cassettes._store import load_cassette, save_cassette
     from tooltape.cassettes.library_build import generate_library, library_path
-else:  # the imports above say where each name lives
-    # Public names are imported on first use: importing any submodule runs this file first,
-    # and `tooltape inspect` should not pay for the recorder, the player and the library builder.
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "Cassette",

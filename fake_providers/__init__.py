@@ -18,6 +18,11 @@ import typing as _typing
 
 from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
+if not _typing.TYPE_CHECKING:  # the imports below say where each name lives
+    # Public names are imported on first use: importing any submodule runs this file first,
+    # and `tooltape inspect` should not pay for the chat model, the ASGI app and the transports.
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
+
 if _typing.TYPE_CHECKING:
     from tooltape.fake_providers._asgi import FakeProviderApp
     from tooltape.fake_providers._body import BodyProblem
@@ -43,10 +48,6 @@ if _typing.TYPE_CHECKING:
     from tooltape.fake_providers._sse import decode_sse
     from tooltape.fake_providers._wire import ProviderError, ProviderRequest, Wire
     from tooltape.fake_providers.dialects.openai_compatible._profiles import profile_table
-else:  # the imports above say where each name lives
-    # Public names are imported on first use: importing any submodule runs this file first,
-    # and `tooltape inspect` should not pay for the chat model, the ASGI app and the transports.
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "BodyProblem",

@@ -13,6 +13,9 @@ import typing as _typing
 
 from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
+if not _typing.TYPE_CHECKING:  # the imports below say where each name lives
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
+
 if _typing.TYPE_CHECKING:
     from tooltape.harness._agent_checks import (
         AgentLoopDetected,
@@ -95,8 +98,6 @@ if _typing.TYPE_CHECKING:
         ToolEventLog,
         assert_tool_events_paired,
     )
-else:  # the imports above say where each name lives
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "AgentLoopDetected",

@@ -2,8 +2,8 @@
 
 A facade lists its public names in ``__all__`` and imports each one under
 ``if TYPE_CHECKING:``, which is what mypy, IDEs and the docs read. At run time
-that block does not run; its ``else:`` installs :func:`lazy_exports`, which reads
-the block and ``__all__`` from the facade's source instead, so the import line
+that block does not run: the facade installs :func:`lazy_exports` above it, which
+reads the block and ``__all__`` from the facade's source instead, so the import line
 is the one place that says where a name lives. A name is imported on first use
 and then cached in the package's namespace, so the next lookup is a plain
 attribute.
@@ -56,7 +56,7 @@ def lazy_exports(
 
 
 def _all_names(tree: ast.Module) -> list[str]:
-    """The names of the facade's ``__all__`` list (it may stand below the hook)."""
+    """The names of the facade's ``__all__`` list (it stands below the hook)."""
     for statement in tree.body:
         if isinstance(statement, ast.Assign) and any(
             isinstance(target, ast.Name) and target.id == "__all__" for target in statement.targets

@@ -19,6 +19,9 @@ import typing as _typing
 
 from tooltape.harness.lazy_facades import lazy_exports as _lazy_exports
 
+if not _typing.TYPE_CHECKING:  # the imports below say where each name lives
+    __getattr__, __dir__ = _lazy_exports(__name__, globals())
+
 if _typing.TYPE_CHECKING:
     from tooltape.plugin._cases import ScenarioCase
     from tooltape.plugin._engine.differential import differential, differential_table
@@ -26,8 +29,6 @@ if _typing.TYPE_CHECKING:
     from tooltape.plugin._fakes import FakeSession, ScriptedProvider
     from tooltape.plugin._snapshot import TooltapeSnapshotExtension, describe_for_snapshot
     from tooltape.plugin._subjects import Subject, Turn, check_subject
-else:  # the imports above say where each name lives
-    __getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 __all__ = [
     "Cell",

@@ -89,10 +89,10 @@ def test_a_public_name_the_type_checking_block_does_not_import_fails_the_import(
     (package / "__init__.py").write_text(
         "import typing\n"
         "from tooltape.harness.lazy_facades import lazy_exports\n"
+        "if not typing.TYPE_CHECKING:\n"
+        "    __getattr__, __dir__ = lazy_exports(__name__, globals())\n"
         "if typing.TYPE_CHECKING:\n"
         "    from halfdone._made import made\n"
-        "else:\n"
-        "    __getattr__, __dir__ = lazy_exports(__name__, globals())\n"
         '__all__ = ["made", "forgotten"]\n'
     )
     code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import halfdone"
