@@ -51,11 +51,12 @@ import base64
 import hashlib
 import json
 from random import Random
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
+from tooltape.fake_providers._content_blocks import ContentBlockEvents, Event
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
@@ -70,7 +71,16 @@ from tooltape.fake_providers.dialects.anthropic._validate import (
     validate_anthropic_request,
 )
 from tooltape.fake_providers.event_shapes import fields_of
-from tooltape.harness import Finish, Plan, PlannedStream, Quirk, Stage, TooltapeUsageError, evidence
+from tooltape.harness import (
+    Finish,
+    Fragment,
+    Plan,
+    PlannedStream,
+    Quirk,
+    Stage,
+    TooltapeUsageError,
+    evidence,
+)
 from tooltape.harness.json_text import compact, loads
 
 __all__ = [
@@ -180,83 +190,68 @@ _MESSAGE: dict[str, Any] = {"type": "message", "role": "assistant", "content": [
 _MESSAGE |= {"stop_reason": None, "stop_sequence": None, "stop_details": None}
 _ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
-Event = tuple[str, dict[str, Any]]
 
-
-class _Events:
+class _Events(ContentBlockEvents):
     """Builds one stream's events; blocks are numbered in the order they open."""
 
+    reasoning = "thinking"
+    block_stop = "content_block_stop"
+
     def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
-        self.stream = stream
-        self.quirks = quirks
-        self.rng = Random(f"{stream.seed}:anthropic_messages")
-        self.out: list[Event] = []
-        self.blocks = 0
+        super().__init__(stream, quirks, "anthropic_messages")
+        self.on_start = _inputs_on_start(stream) if quirks.has(AnthropicInputOnBlockStart) else {}
+        self.skip_empty = quirks.has(AnthropicNoEmptyPartialJson)
 
     def block_event(self, kind: str, index: int, **fields: Any) -> None:
         self.out.append((kind, {"type": kind, "index": index, **fields}))
 
     def open(self, block: dict[str, Any]) -> int:
-        index, self.blocks = self.blocks, self.blocks + 1
+        index = self.next_block()
         self.block_event("content_block_start", index, content_block=block)
         return index
 
     def delta(self, index: int, kind: str, **fields: Any) -> None:
         self.block_event("content_block_delta", index, delta={"type": kind, **fields})
 
-    def text_block(self, text: str, kind: Literal["text", "thinking"]) -> None:
+    def stop(self, index: int) -> None:
+        self.block_event("content_block_stop", index)
+
+    def text_block(self, text: str, kind: str) -> None:
         if not text:
             return
         empty = {"thinking": "", "signature": ""} if kind == "thinking" else {"text": ""}
         index = self.open({"type": kind, **empty})
-        start = 0
-        while start < len(text):
-            end = start + self.rng.randint(3, 16)
-            self.delta(index, f"{kind}_delta", **{kind: text[start:end]})
-            start = end
+        for piece in self.text_pieces(text):
+            self.delta(index, f"{kind}_delta", **{kind: piece})
         if kind == "thinking":
             digest = base64.b64encode(hashlib.sha256(text.encode()).digest() * 3).decode()
             self.delta(index, "signature_delta", signature="Eo" + digest)
-        self.block_event("content_block_stop", index)
+        self.stop(index)
 
-    def tool_blocks(self) -> None:
-        fragments = self.stream.fragments
-        last = {fragment.call: n for n, fragment in enumerate(fragments)}
-        on_start = (
-            _inputs_on_start(self.stream) if self.quirks.has(AnthropicInputOnBlockStart) else {}
-        )
-        skip_empty = self.quirks.has(AnthropicNoEmptyPartialJson)
-        blocks: dict[int, int] = {}
-        for n, fragment in enumerate(fragments):
-            first = fragment.call not in blocks
-            if first:
-                block: dict[str, Any] = {"type": "tool_use", "id": fragment.id}
-                block["name"] = fragment.name
-                block |= {"input": on_start.get(fragment.call, {}), "caller": {"type": "direct"}}
-                blocks[fragment.call] = self.open(block)
-            args, index = fragment.args, blocks[fragment.call]
-            if args is not None and not on_start and not (first and skip_empty and args == ""):
-                self.delta(index, "input_json_delta", partial_json=args)
-            if last[fragment.call] == n:
-                self.block_event("content_block_stop", index)
+    def open_tool(self, fragment: Fragment) -> int:
+        block: dict[str, Any] = {"type": "tool_use", "id": fragment.id, "name": fragment.name}
+        block |= {"input": self.on_start.get(fragment.call, {}), "caller": {"type": "direct"}}
+        return self.open(block)
+
+    def tool_delta(self, index: int, fragment: Fragment, first: bool) -> None:
+        args = fragment.args
+        if (
+            args is not None
+            and not self.on_start
+            and not (first and self.skip_empty and args == "")
+        ):
+            self.delta(index, "input_json_delta", partial_json=args)
 
     def build(self) -> list[Event]:
-        plan, stream = self.stream.plan, self.stream
+        plan = self.stream.plan
         message_id = "msg_01" + "".join(self.rng.choice(_ID_ALPHABET) for _ in range(22))
         message = {"model": MODEL, "id": message_id, **_MESSAGE, "usage": _START_USAGE}
         self.out.append(("message_start", {"type": "message_start", "message": message}))
-        self.text_block(plan.reasoning, "thinking")
-        self.text_block(plan.text_before, "text")
-        self.tool_blocks()
-        if stream.truncated_call is None:
-            self.text_block(plan.text_after, "text")
-        if stream.finish in ("eof", "error"):
-            if self.out[-1][0] == "content_block_stop":
-                self.out.pop()  # the connection drops inside the last block
-            if stream.finish == "error":
+        if self.content():
+            if self.stream.finish == "error":
                 self.out.append(("error", _OVERLOADED))
             return self.out
-        stop = {"stop_reason": _STOP_REASONS[stream.finish], "stop_sequence": None}
+        stop = {"stop_reason": _STOP_REASONS[self.stream.finish], "stop_sequence": None}
         delta = {"type": "message_delta", "delta": {**stop, "stop_details": None}}
         self.out.append(("message_delta", {**delta, "usage": _final_usage(plan)}))
         self.out.append(("message_stop", {"type": "message_stop"}))

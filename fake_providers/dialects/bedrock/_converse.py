@@ -45,9 +45,10 @@ import string
 import uuid
 from collections.abc import Mapping, Sequence
 from random import Random
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
+from tooltape.fake_providers._content_blocks import ContentBlockEvents, Event
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import require_header_fields
@@ -64,7 +65,7 @@ from tooltape.fake_providers.dialects.bedrock._validate import (
     validate_converse_request,
 )
 from tooltape.fake_providers.event_shapes import fields_of
-from tooltape.harness import Finish, Plan, PlannedStream, Quirk, Stage, evidence
+from tooltape.harness import Finish, Fragment, Plan, PlannedStream, Quirk, Stage, evidence
 from tooltape.harness.json_text import compact
 
 __all__ = [
@@ -200,74 +201,55 @@ class BedrockDialect(Dialect):
         return dataclasses.replace(wire, headers=headers)
 
 
-class _ConverseEvents:
+class _ConverseEvents(ContentBlockEvents):
     """Builds one stream's Converse events; blocks are numbered in the order they open."""
 
+    reasoning = "reasoning"
+    block_stop = "contentBlockStop"
+
     def __init__(self, stream: PlannedStream, quirks: EventQuirks) -> None:
-        self.stream = stream
-        self.quirks = quirks
-        self.rng = Random(f"{stream.seed}:bedrock_converse")
-        self.out: list[tuple[str, dict[str, Any]]] = []
-        self.blocks = 0
+        super().__init__(stream, quirks, "bedrock_converse")
+        self.skip_empty = quirks.has(BedrockNoEmptyToolInput)
 
     def add(self, name: str, **fields: Any) -> None:
         self.out.append((name, {**fields, "p": padding(self.rng)}))
 
-    def next_block(self) -> int:
-        index, self.blocks = self.blocks, self.blocks + 1
-        return index
+    def stop(self, index: int) -> None:
+        self.add("contentBlockStop", contentBlockIndex=index)
 
-    def text_block(self, text: str, kind: Literal["text", "reasoning"]) -> None:
+    def text_block(self, text: str, kind: str) -> None:
         if not text:
             return
         index = self.next_block()
-        start = 0
-        while start < len(text):
-            end = start + self.rng.randint(3, 16)
-            piece = text[start:end]
+        for piece in self.text_pieces(text):
             delta = {"text": piece} if kind == "text" else {"reasoningContent": {"text": piece}}
             self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
-            start = end
         if kind == "reasoning":
             delta = {"reasoningContent": {"signature": signature(text)}}
             self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
-        self.add("contentBlockStop", contentBlockIndex=index)
+        self.stop(index)
 
-    def tool_blocks(self) -> None:
-        fragments = self.stream.fragments
-        last = {fragment.call: n for n, fragment in enumerate(fragments)}
-        skip_empty = self.quirks.has(BedrockNoEmptyToolInput)
-        blocks: dict[int, int] = {}
-        for n, fragment in enumerate(fragments):
-            first = fragment.call not in blocks
-            if first:
-                tool_use: dict[str, Any] = {"toolUseId": fragment.id, "name": fragment.name}
-                if not self.quirks.has(BedrockNoToolUseType):
-                    tool_use["type"] = "tool_use"
-                blocks[fragment.call] = index = self.next_block()
-                self.add("contentBlockStart", contentBlockIndex=index, start={"toolUse": tool_use})
-            index = blocks[fragment.call]
-            if fragment.args is not None and not (first and skip_empty and fragment.args == ""):
-                delta = {"toolUse": {"input": fragment.args}}
-                self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
-            if last[fragment.call] == n:
-                self.add("contentBlockStop", contentBlockIndex=index)
+    def open_tool(self, fragment: Fragment) -> int:
+        tool_use: dict[str, Any] = {"toolUseId": fragment.id, "name": fragment.name}
+        if not self.quirks.has(BedrockNoToolUseType):
+            tool_use["type"] = "tool_use"
+        index = self.next_block()
+        self.add("contentBlockStart", contentBlockIndex=index, start={"toolUse": tool_use})
+        return index
 
-    def build(self) -> list[tuple[str, dict[str, Any]]]:
-        plan, stream = self.stream.plan, self.stream
+    def tool_delta(self, index: int, fragment: Fragment, first: bool) -> None:
+        if fragment.args is not None and not (first and self.skip_empty and fragment.args == ""):
+            delta = {"toolUse": {"input": fragment.args}}
+            self.add("contentBlockDelta", contentBlockIndex=index, delta=delta)
+
+    def build(self) -> list[Event]:
+        plan = self.stream.plan
         self.add("messageStart", role="assistant")
-        self.text_block(plan.reasoning, "reasoning")
-        self.text_block(plan.text_before, "text")
-        self.tool_blocks()
-        if stream.truncated_call is None:
-            self.text_block(plan.text_after, "text")
-        if stream.finish in ("eof", "error"):
-            if self.out[-1][0] == "contentBlockStop":
-                self.out.pop()  # the connection drops inside the last block
-            if stream.finish == "error":
+        if self.content():
+            if self.stream.finish == "error":
                 self.out.append(("modelStreamErrorException", {"message": STREAM_ERROR}))
             return self.out
-        self.add("messageStop", stopReason=_STOP_REASONS[stream.finish])
+        self.add("messageStop", stopReason=_STOP_REASONS[self.stream.finish])
         written = output_tokens(plan)
         usage: dict[str, Any] = {"inputTokens": INPUT_TOKENS, "outputTokens": written}
         usage |= {"serverToolUsage": {}, "totalTokens": INPUT_TOKENS + written}
