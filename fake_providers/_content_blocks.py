@@ -17,10 +17,31 @@ from typing import Any, ClassVar
 from tooltape.fake_providers._dialect import EventQuirks
 from tooltape.harness import Fragment, PlannedStream
 
-__all__ = ["ContentBlockEvents", "Event"]
+__all__ = ["CARRIES", "ContentBlockEvents", "Event", "content_block_lacks"]
 
 Event = tuple[str, dict[str, Any]]
 """An event's name and its data."""
+
+CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
+"""What a content-block wire can say: argument text in pieces, several blocks open at once."""
+
+
+def content_block_lacks(start: str, delta: str) -> dict[str, str]:
+    """Why a content-block wire says none of the other capabilities, in its own event names.
+
+    ``start`` names the event that opens a tool block, ``delta`` the one that
+    carries its argument text.
+    """
+    return {
+        "name_fragments": f"the name rides once, whole, on {start}, before any argument",
+        "id_fragments": f"a tool block has one id, sent once on {start}; {delta} events "
+        "carry no id",
+        "optional_id": f"{start} always carries the tool-use id",
+        "optional_index": "every content block event carries its block index",
+        "index_field": "the index is the block's position in the content; put text_before "
+        "or reasoning in the plan to offset the tool blocks",
+        "packing": "each event carries one delta, so there is nothing to pack",
+    }
 
 
 class ContentBlockEvents:

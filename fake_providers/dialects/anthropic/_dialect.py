@@ -56,7 +56,12 @@ from typing import Any
 from pydantic import Field
 
 from tooltape.fake_providers._call_ids import ALNUM, IdShape
-from tooltape.fake_providers._content_blocks import ContentBlockEvents, Event
+from tooltape.fake_providers._content_blocks import (
+    CARRIES,
+    ContentBlockEvents,
+    Event,
+    content_block_lacks,
+)
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._echo import requested_model
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
@@ -104,19 +109,7 @@ _STOP_REASONS = {
 _OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 _PING = '{"type": "ping"}'  # the live API's exact bytes: the one event it does not compact
 
-CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
-"""What this wire can say: argument text in pieces, blocks of several calls open at once."""
-
-LACKS = {
-    "name_fragments": "the name rides once, whole, on content_block_start, before any argument",
-    "id_fragments": "a block has one id, sent once on content_block_start; input_json_delta "
-    "events carry no id",
-    "optional_id": "content_block_start always carries the tool_use id",
-    "optional_index": "every content_block event carries its block index",
-    "index_field": "the index is the block's position in content; put text_before or "
-    "reasoning in the plan to offset the tool_use blocks",
-    "packing": "each event carries one delta, so there is nothing to pack",
-}
+LACKS = content_block_lacks("content_block_start", "input_json_delta")
 
 
 # --- EVENTS-stage quirks ----------------------------------------------------------------

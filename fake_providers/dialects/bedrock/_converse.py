@@ -48,7 +48,12 @@ from random import Random
 from typing import Any, ClassVar
 
 from tooltape.fake_providers._call_ids import URLSAFE, IdShape
-from tooltape.fake_providers._content_blocks import ContentBlockEvents, Event
+from tooltape.fake_providers._content_blocks import (
+    CARRIES,
+    ContentBlockEvents,
+    Event,
+    content_block_lacks,
+)
 from tooltape.fake_providers._dialect import Dialect, EventQuirks, ProviderEvent
 from tooltape.fake_providers._event_text import Piece, dig, finish_named, text_piece
 from tooltape.fake_providers._expressible import require_header_fields
@@ -111,19 +116,7 @@ class BedrockNoToolUseType(Quirk, kind="no_tool_use_type", stage=Stage.EVENTS):
     """Send ``contentBlockStart.start.toolUse`` without ``type``, as 2024 recordings do."""
 
 
-CARRIES = frozenset({"escaped_text", "args_text", "arg_pieces", "interleaving"})
-"""What Bedrock's tool blocks can say: argument text in pieces, several blocks open at once."""
-
-LACKS = {
-    "name_fragments": "the name rides once, whole, on the tool block's start, before any argument",
-    "id_fragments": "a tool block has one id, sent once on its start; argument deltas carry "
-    "only the input text",
-    "optional_id": "the tool block's start always carries the tool-use id",
-    "optional_index": "every content block event carries its block index",
-    "index_field": "the index is the block's position; put text_before or reasoning in "
-    "the plan to offset the tool blocks",
-    "packing": "each event carries one delta, so there is nothing to pack",
-}
+LACKS = content_block_lacks("contentBlockStart", "contentBlockDelta")
 
 
 def padding(rng: Random) -> str:
