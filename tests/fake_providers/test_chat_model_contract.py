@@ -39,8 +39,6 @@ from packaging.version import Version
 from tooltape.fake_providers import Wire, dialect_names, get_dialect
 from tooltape.harness import Plan, TooltapeUsageError, parse_quirk
 
-pytestmark = pytest.mark.slow
-
 ADAPTER_IDS = {
     "anthropic_messages": "wire",
     "bedrock_converse": "wire",
