@@ -30,6 +30,7 @@ if _typing.TYPE_CHECKING:
         SubjectLike,
         assert_merge,
         first_divergence,
+        normalize_calls,
     )
     from tooltape.harness._check_merger import check_merger, check_rechunking, merger_property
     from tooltape.harness._counterexample import (
@@ -156,6 +157,7 @@ __all__ = [
     "load_scenarios",
     "merge_result_from_message",
     "merger_property",
+    "normalize_calls",
     "parse_quirk",
     "pending_tool_calls",
     "quirk_kinds",
