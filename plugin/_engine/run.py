@@ -47,7 +47,7 @@ from tooltape.harness import (
     draw_lanes,
     reference_merge,
 )
-from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
+from tooltape.plugin._cell_limits import Bounds, CellHangs, CellMemory
 from tooltape.plugin._engine.expectations import Expectations
 from tooltape.plugin._engine.reference_pins import ReferencePins
 from tooltape.plugin._engine.subjects import Adapter, Merged, adapters
@@ -307,7 +307,9 @@ def _base_url(dialect: Dialect) -> str:
 class _Stage:
     """The routers the adapters reach, and the clients built for each dialect."""
 
-    def __init__(self, stack: ExitStack, needs_server: bool) -> None:
+    def __init__(
+        self, stack: ExitStack, needs_server: bool, seconds: float | None, megabytes: float | None
+    ) -> None:
         placeholder = FakeProvider("openai_chat", base_url="http://placeholder.invalid/v1")
         self.patched = ProviderRouter([placeholder])
         stack.enter_context(patch_httpx2(router=self.patched))
@@ -319,10 +321,10 @@ class _Stage:
             self.server_url = stack.enter_context(serve_in_thread(self.app))
         self.clients: dict[tuple[int, str], Any] = {}
         self.providers: dict[tuple[str, str], FakeProvider] = {}
-        self.seconds: float | None = DEFAULT_CELL_TIMEOUT
+        self.seconds = seconds
         """Each subject's time limit per cell (``None``: none)."""
-        self.megabytes: float | None = DEFAULT_CELL_MEMORY
-        """How far each subject may grow the process's memory per cell (``None``: no bound)."""
+        self.bounds = stack.enter_context(Bounds(seconds, megabytes))
+        """The time limit and memory bound of every subject's turn."""
         self.batched: dict[tuple[str, str, str], BatchOutcome] = {}
         """Batched subjects' outcomes by ``(subject, scenario, dialect)``, run ahead."""
 
@@ -403,7 +405,7 @@ def _run_subject(
         try:
             client = stage.client(adapter, dialect)
             stage.serve(adapter, dialect, wire)
-            with bounded(stage.seconds, stage.megabytes):
+            with stage.bounds.block():
                 got = adapter.run(client, cell.scenario.plan)
         except CellHangs as error:
             result = Result(adapter.name, "hangs", f"{cell.scenario.name}: {error}", "CellHangs")
@@ -596,21 +598,59 @@ def _prepared(
 
     ``rendered``: the cell's wire when it was rendered already (for a batched subject).
     """
-    cell = Cell(scenario, dialect.name, lossless=is_lossless(scenario, dialect))
-    wire = _render(scenario, dialect) if rendered is None else rendered
-    if isinstance(wire, TooltapeUsageError):
-        cell.skipped = str(wire)
-        return cell, None
-    cell.wire = wire
+    wires = {} if rendered is None else {(scenario.name, dialect.name): rendered}
+    return _prepared_block([(scenario, dialect)], wires)[0]
+
+
+def _prepared_block(
+    block: Sequence[tuple[Scenario, Dialect]], rendered: dict[tuple[str, str], Rendered]
+) -> list[tuple[Cell, Wire | None]]:
+    """:func:`_prepared` for every cell of ``block``, one step at a time.
+
+    Every cell is rendered, then every wire parsed, then every stream merged:
+    each step's code runs many times in a row rather than once between the
+    others, which evict it (``bench/run.py``'s matrix row: 1.26x to 1.24x the
+    bare adapter). ``rendered`` holds the wires rendered already (for a batched
+    subject); the cells take theirs out of it.
+    """
+    cells = [Cell(s, d.name, lossless=is_lossless(s, d)) for s, d in block]
+    wires: list[Wire | None] = []
+    for cell, (scenario, dialect) in zip(cells, block, strict=True):
+        wire = rendered.pop((scenario.name, dialect.name), None)
+        wire = _render(scenario, dialect) if wire is None else wire
+        if isinstance(wire, TooltapeUsageError):
+            cell.skipped = str(wire)
+            wires.append(None)
+        else:
+            cell.wire = wire
+            wires.append(wire)
+    parsed = [_parsed(cell, d, w) for cell, (_, d), w in zip(cells, block, wires, strict=True)]
+    for cell, deltas in zip(cells, parsed, strict=True):
+        if deltas is not None and _merged(cell, deltas):
+            cell.results.append(_reference_result(cell, cell.scenario))
+    return [(cell, cell.wire if cell.reference is not None else None) for cell in cells]
+
+
+def _parsed(cell: Cell, dialect: Dialect, wire: Wire | None) -> Deltas | None:
+    """What the dialect's reference adapter reads from ``wire`` (``None``: none, or it crashed)."""
+    if wire is None:
+        return None
     try:
-        deltas = dialect.parse(wire.body)
-        cell.reference = reference_merge(deltas)
-        cell.deltas = deltas
+        return dialect.parse(wire.body)
     except Exception as error:
         cell.results.append(Result("reference", "crashes", _short(error), type(error).__name__))
-        return cell, None
-    cell.results.append(_reference_result(cell, scenario))
-    return cell, wire
+        return None
+
+
+def _merged(cell: Cell, deltas: Deltas) -> bool:
+    """Merge ``deltas`` by the reference into ``cell``; False when it crashed."""
+    try:
+        cell.reference = reference_merge(deltas)
+    except Exception as error:
+        cell.results.append(Result("reference", "crashes", _short(error), type(error).__name__))
+        return False
+    cell.deltas = deltas
+    return True
 
 
 DEFAULT_CELL_TIMEOUT = 5.0
@@ -628,9 +668,13 @@ from 1.27-1.33x to 1.22-1.24x the bare adapter. The block bounds the wires held.
 
 
 @contextmanager
-def _staged(needs_server: bool) -> Iterator[_Stage]:
+def _staged(
+    needs_server: bool,
+    seconds: float | None = DEFAULT_CELL_TIMEOUT,
+    megabytes: float | None = DEFAULT_CELL_MEMORY,
+) -> Iterator[_Stage]:
     with ExitStack() as stack:
-        yield _Stage(stack, needs_server)
+        yield _Stage(stack, needs_server, seconds, megabytes)
 
 
 def _judge_reference(cell: Cell, pins: ReferencePins) -> None:
@@ -641,6 +685,33 @@ def _judge_reference(cell: Cell, pins: ReferencePins) -> None:
     if not cell.results or cell.results[0].adapter != "reference":
         cell.results.insert(0, Result("reference", "n/a"))  # skipped now, pinned otherwise
     cell.results[0].expected, cell.results[0].reason = False, why
+
+
+def _run_cell(
+    stage: _Stage,
+    dialect: Dialect,
+    cell: Cell,
+    wire: Wire | None,
+    subjects: Sequence[Adapter],
+    expectations: Expectations,
+    pins: ReferencePins | None,
+) -> None:
+    """Stream ``wire`` through each subject and judge every result of the prepared ``cell``."""
+    if wire is not None:
+        cell.results += [_run_subject(stage, a, dialect, cell, wire) for a in subjects]
+    cell.wire = None  # the reference's text was read from it, if anyone asked
+    for result in cell.results:
+        verdict = expectations.judge(
+            result.adapter,
+            cell.dialect,
+            cell.scenario.name,
+            result.status,
+            result.error,
+            result.detail,
+        )
+        result.expected, result.reason = verdict.expected, verdict.reason
+    if pins is not None:
+        _judge_reference(cell, pins)
 
 
 def run_matrix(
@@ -669,33 +740,16 @@ def run_matrix(
     )
     pairs = [(scenario, dialect) for scenario in scenarios for dialect in resolved]
     cells = []
-    with _staged(needs_server) as stage:
-        stage.seconds, stage.megabytes = cell_timeout, cell_memory
+    with _staged(needs_server, cell_timeout, cell_memory) as stage:
         rendered = _run_batches(stage, pairs, subjects)
-        for start in range(0, len(pairs), _PREPARED_AHEAD):
-            block = pairs[start : start + _PREPARED_AHEAD]
-            prepared = [
-                _prepared(scenario, dialect, rendered.pop((scenario.name, dialect.name), None))
-                for scenario, dialect in block
-            ]
-            for (cell, wire), (scenario, dialect) in zip(prepared, block, strict=True):
-                if wire is not None:
-                    cell.results += [
-                        _run_subject(stage, a, dialect, cell, wire) for a in subjects[dialect.name]
-                    ]
-                cell.wire = None  # the reference's text was read from it, if anyone asked
-                for result in cell.results:
-                    verdict = expectations.judge(
-                        result.adapter,
-                        cell.dialect,
-                        scenario.name,
-                        result.status,
-                        result.error,
-                        result.detail,
+        with stage.bounds:
+            for start in range(0, len(pairs), _PREPARED_AHEAD):
+                block = pairs[start : start + _PREPARED_AHEAD]
+                prepared = _prepared_block(block, rendered)
+                for (cell, wire), (_, dialect) in zip(prepared, block, strict=True):
+                    _run_cell(
+                        stage, dialect, cell, wire, subjects[dialect.name], expectations, pins
                     )
-                    result.expected, result.reason = verdict.expected, verdict.reason
-                if pins is not None:
-                    _judge_reference(cell, pins)
-                cells.append(cell)
-                progress(cell)
+                    cells.append(cell)
+                    progress(cell)
     return cells

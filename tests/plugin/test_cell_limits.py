@@ -13,7 +13,7 @@ import pytest
 
 from tooltape.cassettes import get_scenario
 from tooltape.harness import Plan
-from tooltape.plugin._cell_limits import CellHangs, CellMemory, bounded
+from tooltape.plugin._cell_limits import Bounds, CellHangs, CellMemory, bounded
 from tooltape.plugin._engine import run as matrix_run
 from tooltape.plugin._engine.expectations import Expectations
 from tooltape.plugin._engine.subjects import Adapter, Turn
@@ -95,3 +95,44 @@ def test_an_except_exception_in_the_subject_does_not_swallow_the_limit() -> None
     with pytest.raises(CellHangs), bounded(0.2):
         stubborn()
     assert issubclass(CellMemory, BaseException) and not issubclass(CellMemory, Exception)
+
+
+def _spin_forever() -> None:
+    while True:
+        pass
+
+
+def test_one_bounds_keeps_each_block_to_its_own_limit_and_is_lifted_after() -> None:
+    import signal
+
+    previous = signal.getsignal(signal.SIGALRM)
+    with Bounds(0.2) as bounds:
+        ticking = signal.getitimer(signal.ITIMER_REAL)
+        with bounds.block():
+            pass
+        with pytest.raises(CellHangs), bounds.block():
+            _spin_forever()
+        started = time.monotonic()
+        while time.monotonic() - started < 0.3:  # between blocks the ticks raise nothing
+            pass
+        started = time.monotonic()
+        with bounds.block():  # a new block has a deadline of its own
+            while time.monotonic() - started < 0.1:
+                pass
+    assert ticking[0] > 0 and ticking[1] > 0  # one timer ticks for every block
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is previous
+
+
+def test_a_block_runs_unbounded_once_someone_else_took_the_alarm() -> None:
+    import signal
+
+    with Bounds(0.1) as bounds:
+        theirs = signal.signal(signal.SIGALRM, lambda _signum, _frame: None)
+        try:
+            started = time.monotonic()
+            with bounds.block():
+                while time.monotonic() - started < 0.3:
+                    pass
+        finally:
+            signal.signal(signal.SIGALRM, theirs)
