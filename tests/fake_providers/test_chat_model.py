@@ -17,7 +17,7 @@ from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.tools import tool
 
 from tooltape.cassettes import get_scenario
-from tooltape.fake_providers import FakeProvider, get_dialect, patch_httpx2
+from tooltape.fake_providers import FakeProvider, dialect_names, get_dialect, patch_httpx2
 from tooltape.fake_providers._chat_model import (
     FakeHistoryRejected,
     FakeStreamError,
@@ -43,16 +43,10 @@ SCENARIOS = [
     "malformed_args",
     "truncated_mid_string",
 ]
-DIALECTS = [
-    "openai_chat",
-    "openai_responses",
-    "anthropic_messages",
-    "gemini",
-    "ollama",
-    "bedrock_converse",
-    "cohere_v2",
-]
+DIALECTS = dialect_names()
 ADAPTER_DIALECTS = ["openai_chat", "openai_responses", "anthropic_messages"]
+"""The dialects whose adapter this file also streams for real (every dialect's adapter is
+held to its parse by ``test_chat_model_contract.py``)."""
 
 
 @tool

@@ -25,13 +25,13 @@ from _adapter_streams import (
     by_position,
     merged,
     quirk_id,
+    renderable_scenarios,
     without_ids,
 )
 from _corpus import corpus_records
 from langchain_core.messages import AIMessageChunk
 from langchain_mistralai import ChatMistralAI
 
-from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, Wire, get_dialect, patch_httpx
 from tooltape.fake_providers._wire import ProviderRequest
 from tooltape.fake_providers.dialects.mistral_native import MistralNativeDialect
@@ -94,18 +94,7 @@ def test_parse_equals_chat_mistral_stream(plan_name: str, quirks: list[Any]) -> 
     check_against_chat(wire, plan, chunks, error)
 
 
-def renderable_scenarios() -> list[Any]:
-    params = []
-    for scenario in bundled_scenarios():
-        try:
-            DIALECT.render(scenario.plan, scenario.quirks, scenario.seed)
-        except TooltapeUsageError:
-            continue
-        params.append(pytest.param(scenario, id=scenario.name))
-    return params
-
-
-@pytest.mark.parametrize("scenario", renderable_scenarios())
+@pytest.mark.parametrize("scenario", renderable_scenarios("mistral_native"))
 def test_bundled_scenarios_parse_as_chat_mistral_streams_them(scenario: Any) -> None:
     wire = DIALECT.render(scenario.plan, scenario.quirks, scenario.seed)
     chunks, error = stream_chat(wire)
@@ -118,7 +107,7 @@ def test_bundled_scenarios_parse_as_chat_mistral_streams_them(scenario: Any) -> 
 
 
 def test_enough_bundled_scenarios_render() -> None:
-    names = {p.id for p in renderable_scenarios()}
+    names = {p.id for p in renderable_scenarios("mistral_native")}
     assert {"openai_golden", "parallel_sequential", "whole_call", "missing_id"} <= names
     assert "split_name" not in names and "truncated_mid_string" not in names
 

@@ -26,15 +26,15 @@ from _adapter_streams import (
     by_position,
     merged,
     quirk_id,
+    renderable_scenarios,
     without_ids,
 )
 from langchain_ollama import ChatOllama
 
-from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import FakeProvider, Wire, patch_httpx, serve_in_thread
 from tooltape.fake_providers.dialects.ollama._dialect import OllamaDialect
 from tooltape.fake_providers.dialects.ollama._parse import read_ollama_stream
-from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
+from tooltape.harness import Plan, parse_quirk, reference_merge
 
 pytestmark = pytest.mark.slow
 
@@ -105,18 +105,7 @@ async def test_parse_equals_chat_ollama_astream(plan_name: str, quirks: list[Any
     check_against_chat(wire, plan, quirks, chunks, error)
 
 
-def renderable_scenarios() -> list[Any]:
-    params = []
-    for scenario in bundled_scenarios():
-        try:
-            DIALECT.render(scenario.plan, scenario.quirks, scenario.seed)
-        except TooltapeUsageError:
-            continue
-        params.append(pytest.param(scenario, id=scenario.name))
-    return params
-
-
-@pytest.mark.parametrize("scenario", renderable_scenarios())
+@pytest.mark.parametrize("scenario", renderable_scenarios("ollama"))
 def test_bundled_scenarios_parse_as_chat_ollama_streams_them(scenario: Any) -> None:
     wire = DIALECT.render(scenario.plan, scenario.quirks, scenario.seed)
     chunks, error = stream_chat(wire)
@@ -132,7 +121,7 @@ def test_bundled_scenarios_parse_as_chat_ollama_streams_them(scenario: Any) -> N
 
 
 def test_enough_bundled_scenarios_render() -> None:
-    names = {p.id for p in renderable_scenarios()}
+    names = {p.id for p in renderable_scenarios("ollama")}
     assert {"openai_golden", "parallel_sequential", "whole_call", "missing_id"} <= names
     assert "split_name" not in names and "truncated_mid_string" not in names
 
