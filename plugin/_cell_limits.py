@@ -91,9 +91,11 @@ class Bounds:
     it starts from, and each tick checks the block that is running, if any.
     Arming a timer and installing a handler for every block cost a matrix cell
     six system calls, each tens of microseconds on a virtual machine; a block
-    now costs one read of ``statm`` (none without a memory bound). The bounds
-    are not kept (blocks run unbounded) where the module says, and for a block
-    that starts after someone else took ``SIGALRM``.
+    now costs one read of ``statm`` (none without a memory bound). A block that
+    starts when no tick has come for two ticks' time (a subject disarmed the
+    timer) arms it again, unless another timer is armed (whose alarm the handler
+    takes too). The bounds are not kept (blocks run unbounded) where the module
+    says, and for a block that starts after someone else took ``SIGALRM``.
     """
 
     def __init__(self, seconds: float | None, megabytes: float | None = None) -> None:
@@ -104,15 +106,21 @@ class Bounds:
         self._handler = self._alarm  # one bound method: ``getsignal`` hands back this object
         self._previous: Any = None
         self._installed = False
+        self._tick = _TICK if seconds is None else min(seconds, _TICK)
+        self._ticked = 0.0
+        """When the last tick came (``time.monotonic()``)."""
 
     def __enter__(self) -> Self:
         seconds = self.seconds
         if (seconds is not None or self.megabytes is not None) and _can_alarm():
             self._previous = signal.signal(signal.SIGALRM, self._handler)
-            tick = _TICK if seconds is None else min(seconds, _TICK)
-            signal.setitimer(signal.ITIMER_REAL, tick, tick)
+            self._arm()
             self._installed = True
         return self
+
+    def _arm(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, self._tick, self._tick)
+        self._ticked = time.monotonic()
 
     def __exit__(self, *_exc: object) -> None:
         if self._installed:
@@ -131,6 +139,9 @@ class Bounds:
         if not self._installed or signal.getsignal(signal.SIGALRM) is not self._handler:
             yield
             return
+        silent = time.monotonic() - self._ticked > 2 * self._tick
+        if silent and signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+            self._arm()
         seconds = self.seconds
         self._baseline = _resident_mib() if self.megabytes is not None else None
         self._deadline = None if seconds is None else time.monotonic() + seconds
@@ -140,6 +151,7 @@ class Bounds:
             self._deadline = self._baseline = None
 
     def _alarm(self, _signum: int, _frame: FrameType | None) -> None:
+        self._ticked = time.monotonic()
         deadline, baseline, megabytes = self._deadline, self._baseline, self.megabytes
         if deadline is not None and time.monotonic() >= deadline:
             raise CellHangs(self.seconds or 0.0)

@@ -97,8 +97,10 @@ def test_an_except_exception_in_the_subject_does_not_swallow_the_limit() -> None
     assert issubclass(CellMemory, BaseException) and not issubclass(CellMemory, Exception)
 
 
-def _spin_forever() -> None:
-    while True:
+def _spin_for(seconds: float) -> None:
+    """Spin past the limits under test, but end: a bound that fails fails the test, not CI."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
         pass
 
 
@@ -111,14 +113,10 @@ def test_one_bounds_keeps_each_block_to_its_own_limit_and_is_lifted_after() -> N
         with bounds.block():
             pass
         with pytest.raises(CellHangs), bounds.block():
-            _spin_forever()
-        started = time.monotonic()
-        while time.monotonic() - started < 0.3:  # between blocks the ticks raise nothing
-            pass
-        started = time.monotonic()
+            _spin_for(3.0)
+        _spin_for(0.3)  # between blocks the ticks raise nothing
         with bounds.block():  # a new block has a deadline of its own
-            while time.monotonic() - started < 0.1:
-                pass
+            _spin_for(0.1)
     assert ticking[0] > 0 and ticking[1] > 0  # one timer ticks for every block
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     assert signal.getsignal(signal.SIGALRM) is previous
@@ -130,9 +128,19 @@ def test_a_block_runs_unbounded_once_someone_else_took_the_alarm() -> None:
     with Bounds(0.1) as bounds:
         theirs = signal.signal(signal.SIGALRM, lambda _signum, _frame: None)
         try:
-            started = time.monotonic()
             with bounds.block():
-                while time.monotonic() - started < 0.3:
-                    pass
+                _spin_for(0.3)
         finally:
             signal.signal(signal.SIGALRM, theirs)
+
+
+def test_a_block_after_a_subject_disarmed_the_timer_is_bounded_again() -> None:
+    import signal
+
+    with Bounds(0.2) as bounds:
+        with bounds.block():
+            signal.setitimer(signal.ITIMER_REAL, 0)  # a subject's own use of the timer
+        _spin_for(0.15)  # no tick comes now
+        with pytest.raises(CellHangs), bounds.block():
+            _spin_for(3.0)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
