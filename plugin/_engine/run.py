@@ -321,10 +321,8 @@ class _Stage:
             self.server_url = stack.enter_context(serve_in_thread(self.app))
         self.clients: dict[tuple[int, str], Any] = {}
         self.providers: dict[tuple[str, str], FakeProvider] = {}
-        self.seconds = seconds
-        """Each subject's time limit per cell (``None``: none)."""
         self.bounds = stack.enter_context(Bounds(seconds, megabytes))
-        """The time limit and memory bound of every subject's turn."""
+        """The time limit and memory bound of every subject's turn (``.seconds``: the limit)."""
         self.batched: dict[tuple[str, str, str], BatchOutcome] = {}
         """Batched subjects' outcomes by ``(subject, scenario, dialect)``, run ahead."""
 
@@ -473,7 +471,7 @@ def _run_batches(
             if isinstance(wire, Wire):
                 keys.append((adapter.name, scenario.name, dialect.name))
                 cells.append(BatchCell(dialect, wire, scenario.plan))
-        stage.batched.update(zip(keys, adapter.batch(cells, stage.seconds), strict=True))
+        stage.batched.update(zip(keys, adapter.batch(cells, stage.bounds.seconds), strict=True))
     return wires
 
 
@@ -742,14 +740,11 @@ def run_matrix(
     cells = []
     with _staged(needs_server, cell_timeout, cell_memory) as stage:
         rendered = _run_batches(stage, pairs, subjects)
-        with stage.bounds:
-            for start in range(0, len(pairs), _PREPARED_AHEAD):
-                block = pairs[start : start + _PREPARED_AHEAD]
-                prepared = _prepared_block(block, rendered)
-                for (cell, wire), (_, dialect) in zip(prepared, block, strict=True):
-                    _run_cell(
-                        stage, dialect, cell, wire, subjects[dialect.name], expectations, pins
-                    )
-                    cells.append(cell)
-                    progress(cell)
+        for start in range(0, len(pairs), _PREPARED_AHEAD):
+            block = pairs[start : start + _PREPARED_AHEAD]
+            prepared = _prepared_block(block, rendered)
+            for (cell, wire), (_, dialect) in zip(prepared, block, strict=True):
+                _run_cell(stage, dialect, cell, wire, subjects[dialect.name], expectations, pins)
+                cells.append(cell)
+                progress(cell)
     return cells
