@@ -28,7 +28,7 @@ from langchain_core.messages import AIMessageChunk
 from tooltape.cassettes import bundled_scenarios
 from tooltape.fake_providers import Wire, get_dialect
 from tooltape.fake_providers.integration import installed
-from tooltape.harness import Deltas, Stage, TooltapeUsageError, reference_merge
+from tooltape.harness import Deltas, Scenario, Stage, TooltapeUsageError, reference_merge
 from tooltape.harness._quirks import _REGISTRY
 
 Caught = type[BaseException] | tuple[type[BaseException], ...]
@@ -184,16 +184,21 @@ def named(error: BaseException | None) -> str | None:
     return None if error is None else f"{type(error).__name__}: {error}"
 
 
+def rendered(dialect: str, scenario: Scenario) -> Wire | None:
+    """``scenario`` rendered by ``dialect`` at its seed (``None``: the dialect cannot say it)."""
+    try:
+        return get_dialect(dialect).render(scenario.plan, scenario.quirks, scenario.seed)
+    except TooltapeUsageError:
+        return None
+
+
 def renderable_scenarios(dialect: str) -> list[Any]:
     """The bundled scenarios ``dialect`` can render, as parameters named after them."""
-    params = []
-    for scenario in bundled_scenarios():
-        try:
-            get_dialect(dialect).render(scenario.plan, scenario.quirks, scenario.seed)
-        except TooltapeUsageError:
-            continue
-        params.append(pytest.param(scenario, id=scenario.name))
-    return params
+    return [
+        pytest.param(scenario, id=scenario.name)
+        for scenario in bundled_scenarios()
+        if rendered(dialect, scenario) is not None
+    ]
 
 
 def wire_quirk_kinds() -> list[str]:

@@ -17,7 +17,14 @@ from typing import Any
 
 import pytest
 import urllib3
-from _adapter_streams import acollect, adapter_messages, assert_merges_as_parsed, collect, quirk_id
+from _adapter_streams import (
+    acollect,
+    adapter_messages,
+    assert_merges_as_parsed,
+    collect,
+    quirk_id,
+    rendered,
+)
 from _plans import sample_plans
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrockConverse
@@ -31,7 +38,7 @@ from tooltape.fake_providers.dialects.bedrock._eventstream import (
     decode_eventstream,
     encode_eventstream_message,
 )
-from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
+from tooltape.harness import Plan, Scenario, TooltapeUsageError, parse_quirk, reference_merge
 
 DIALECT = BedrockConverseDialect()
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -151,12 +158,8 @@ def test_every_finish_is_its_stop_reason(finish):
 SCENARIOS = [s for s in bundled_scenarios() if s.dialects is None or DIALECT.name in s.dialects]
 
 
-def renders(scenario) -> bool:
-    try:
-        DIALECT.render(scenario.plan, scenario.quirks, scenario.seed)
-    except TooltapeUsageError:
-        return False
-    return True
+def renders(scenario: Scenario) -> bool:
+    return rendered(DIALECT.name, scenario) is not None
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if renders(s)], ids=lambda s: s.name)

@@ -20,7 +20,14 @@ from typing import Any
 import anthropic
 import pytest
 import urllib3
-from _adapter_streams import acollect, adapter_messages, assert_merges_as_parsed, collect, quirk_id
+from _adapter_streams import (
+    acollect,
+    adapter_messages,
+    assert_merges_as_parsed,
+    collect,
+    quirk_id,
+    rendered,
+)
 from _plans import sample_plans
 from botocore.exceptions import EventStreamError
 from langchain_aws import ChatBedrock
@@ -35,7 +42,7 @@ from tooltape.fake_providers.dialects.bedrock._eventstream import (
     encode_eventstream_message,
 )
 from tooltape.fake_providers.dialects.bedrock._invoke import INVOKE_MODEL, BedrockInvokeDialect
-from tooltape.harness import Plan, TooltapeUsageError, parse_quirk, reference_merge
+from tooltape.harness import Plan, Scenario, TooltapeUsageError, parse_quirk, reference_merge
 
 pytestmark = pytest.mark.slow
 
@@ -148,12 +155,8 @@ async def test_parse_equals_chat_bedrock_astream(serve, plan_name, quirks):
 SCENARIOS = [s for s in bundled_scenarios() if s.dialects is None or DIALECT.name in s.dialects]
 
 
-def renders(scenario) -> bool:
-    try:
-        DIALECT.render(scenario.plan, scenario.quirks, scenario.seed)
-    except TooltapeUsageError:
-        return False
-    return True
+def renders(scenario: Scenario) -> bool:
+    return rendered(DIALECT.name, scenario) is not None
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if renders(s)], ids=lambda s: s.name)

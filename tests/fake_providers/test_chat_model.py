@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _adapter_streams import rendered
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.messages.ai import add_ai_message_chunks
@@ -62,15 +63,12 @@ def _wire(scenario: str, dialect: str) -> Any:
 
 def _cases(dialects: list[str]) -> list[Any]:
     """The scenario x dialect pairs the dialect can express."""
-    cases = []
-    for scenario in SCENARIOS:
-        for dialect in dialects:
-            try:
-                _wire(scenario, dialect)
-            except TooltapeUsageError:
-                continue
-            cases.append(pytest.param(scenario, dialect, id=f"{scenario}-{dialect}"))
-    return cases
+    return [
+        pytest.param(scenario, dialect, id=f"{scenario}-{dialect}")
+        for scenario in SCENARIOS
+        for dialect in dialects
+        if rendered(dialect, get_scenario(scenario)) is not None
+    ]
 
 
 def _model(scenario: str, dialect: str = "openai_chat") -> FakeToolStreamingModel:

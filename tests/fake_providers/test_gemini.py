@@ -19,7 +19,7 @@ from typing import Any
 
 import _adapter_streams as adapter_streams
 import pytest
-from _adapter_streams import adapter_messages, quirk_id
+from _adapter_streams import adapter_messages, quirk_id, rendered
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessageChunk, ToolMessage
 from langchain_google_genai import ChatGoogleGenerativeAI
@@ -32,6 +32,7 @@ from tooltape.harness import (
     Deltas,
     Plan,
     PlannedCall,
+    Scenario,
     Stage,
     TooltapeUsageError,
     assert_tool_messages_paired,
@@ -209,11 +210,8 @@ def test_lower_final_prompt_count_is_compensated_by_the_adapter():
 SCENARIOS = bundled_scenarios()
 
 
-def renders(scenario: Any) -> Wire | None:
-    try:
-        return DIALECT.render(scenario.plan, scenario.quirks, seed=scenario.seed)
-    except TooltapeUsageError:
-        return None
+def renders(scenario: Scenario) -> Wire | None:
+    return rendered(DIALECT.name, scenario)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
