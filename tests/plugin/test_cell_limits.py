@@ -7,6 +7,7 @@ loop, as a LiteLLM release did on keep-alives, one allocates without end.
 
 from __future__ import annotations
 
+import signal
 import time
 
 import pytest
@@ -74,8 +75,6 @@ def test_a_subject_that_grows_without_end_is_memory(monkeypatch: pytest.MonkeyPa
 
 
 def test_the_bounds_are_lifted_after_the_block() -> None:
-    import signal
-
     previous = signal.getsignal(signal.SIGALRM)
     with bounded(5, 512):
         assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
@@ -105,8 +104,6 @@ def _spin_for(seconds: float) -> None:
 
 
 def test_one_bounds_keeps_each_block_to_its_own_limit_and_is_lifted_after() -> None:
-    import signal
-
     previous = signal.getsignal(signal.SIGALRM)
     with Bounds(0.2) as bounds:
         ticking = signal.getitimer(signal.ITIMER_REAL)
@@ -123,8 +120,6 @@ def test_one_bounds_keeps_each_block_to_its_own_limit_and_is_lifted_after() -> N
 
 
 def test_a_block_runs_unbounded_once_someone_else_took_the_alarm() -> None:
-    import signal
-
     with Bounds(0.1) as bounds:
         theirs = signal.signal(signal.SIGALRM, lambda _signum, _frame: None)
         try:
@@ -135,8 +130,6 @@ def test_a_block_runs_unbounded_once_someone_else_took_the_alarm() -> None:
 
 
 def test_a_block_after_a_subject_disarmed_the_timer_is_bounded_again() -> None:
-    import signal
-
     with Bounds(0.2) as bounds:
         with bounds.block():
             signal.setitimer(signal.ITIMER_REAL, 0)  # a subject's own use of the timer
